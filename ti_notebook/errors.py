@@ -1,0 +1,101 @@
+"""Every error a user can cause, in one place.
+
+Each class also subclasses the matching built-in (``SyntaxError``, ``NameError``,
+``TypeError``, ``IndexError``) so ``except TypeError`` keeps working. An error made
+while compiling or running a kernel knows where it happened and prints it like Python
+does, with the offending line, a caret and a hint:
+
+    >>> from ti_notebook.errors import SourcePos, TiTypeError
+    >>> pos = SourcePos("demo.py", 3, 8, 11, "    x = 1 + 'a'", "f")
+    >>> print(TiTypeError("cannot add i32 and str", pos, hint="use a number"))
+    Kernel 'f': cannot add i32 and str
+      File "demo.py", line 3, column 9, in f
+        x = 1 + 'a'
+            ^^^
+    hint: use a number
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourcePos:
+    """A place in user source: 1-based line, 0-based columns [col, end_col)."""
+
+    filename: str
+    lineno: int
+    col: int
+    end_col: int
+    line_text: str
+    kernel_name: str = ""
+
+    def caret_block(self) -> str:
+        stripped = self.line_text.lstrip()
+        indent = len(self.line_text) - len(stripped)
+        start = max(self.col - indent, 0)
+        end_col = self.end_col if self.end_col > self.col else self.col + 1
+        width = max(min(end_col, len(self.line_text)) - self.col, 1)
+        return f"    {stripped.rstrip()}\n    {' ' * start}{'^' * width}"
+
+
+class TiError(Exception):
+    """Base of ti_notebook's errors; carries the source position when known."""
+
+    def __init__(self, message: str, pos: SourcePos | None = None, hint: str = "") -> None:
+        self.message = message
+        self.pos = pos
+        self.hint = hint
+        self.kernel_name = pos.kernel_name if pos else ""
+        self.filename = pos.filename if pos else None
+        self.lineno = pos.lineno if pos else None
+        self.offset = pos.col + 1 if pos else None
+        self.text = pos.line_text if pos else None
+        self.msg = message
+        Exception.__init__(self, message)
+
+    def __str__(self) -> str:
+        head = f"Kernel '{self.kernel_name}': {self.message}" if self.kernel_name else self.message
+        lines = [head]
+        if self.pos is not None:
+            pos = self.pos
+            where = f'  File "{pos.filename}", line {pos.lineno}, column {pos.col + 1}'
+            if pos.kernel_name:
+                where += f", in {pos.kernel_name}"
+            lines.append(where)
+            if pos.line_text.strip():
+                lines.append(pos.caret_block())
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        return "\n".join(lines)
+
+
+class TiSyntaxError(TiError, SyntaxError):
+    """A construct the kernel language does not support, or one used where it can't be."""
+
+    def __init__(self, message: str, pos: SourcePos | None = None, hint: str = "") -> None:
+        TiError.__init__(self, message, pos, hint)
+
+    # SyntaxError.__str__ would print only ``msg``; keep ours.
+    __str__ = TiError.__str__
+
+
+class TiNameError(TiError, NameError):
+    """A name that is neither a kernel local, an argument nor a Python global."""
+
+
+class TiTypeError(TiError, TypeError):
+    """Mismatched types, or a kernel called with the wrong arguments."""
+
+
+class TiIndexError(TiError, IndexError):
+    """An index outside a field's or array's shape."""
+
+
+class TiRuntimeError(TiError, RuntimeError):
+    """The runtime could not do what was asked (destroyed field, no device, ...)."""
+
+
+class TiValueError(TiError, ValueError):
+    """A value of the right type but a wrong shape or range (``from_numpy`` shapes...)."""

@@ -1,0 +1,127 @@
+"""``ti.init`` options and the process's current configuration.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu, default_fp=ti.f64)
+    >>> ti.lang.config.current().default_fp
+    f64
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+
+from ti_notebook.lang import types
+
+
+class Arch(str):
+    """An architecture name; ``ti.cpu == "cpu"``."""
+
+
+cpu = x64 = arm64 = Arch("cpu")
+cuda = Arch("cuda")
+gpu = Arch("gpu")
+vulkan = Arch("vulkan")
+metal = Arch("metal")
+opengl = Arch("opengl")
+
+_KNOWN_ARCHES = {"cpu", "x64", "arm64", "cuda", "gpu", "vulkan", "metal", "opengl"}
+
+
+@dataclasses.dataclass
+class Config:
+    """Everything ``ti.init`` accepts. Fields marked *codegen* change generated code."""
+
+    arch: str = "cpu"
+    default_fp: types.DataType = types.f32  # codegen
+    default_ip: types.DataType = types.i32  # codegen
+    debug: bool = False  # codegen: bounds checks
+    fast_math: bool = True  # codegen
+    kernel_profiler: bool = False
+    offline_cache: bool = True
+    offline_cache_file_path: str = ""
+    offline_cache_max_size_of_files: int = 100 * 1024 * 1024
+    offline_cache_cleaning_policy: str = "never"
+    make_thread_local: bool = True  # codegen
+    make_block_local: bool = True  # codegen
+    cpu_max_num_threads: int = 0  # 0 = all cores
+    random_seed: int = 0
+    print_ir: bool = False
+    verbose: bool = True
+
+    def codegen_key(self) -> tuple:
+        """The options that change generated code: part of every compiled kernel's key."""
+        return (
+            self.arch,
+            self.default_fp.name,
+            self.default_ip.name,
+            self.debug,
+            self.fast_math,
+            self.make_thread_local,
+            self.make_block_local,
+        )
+
+    @property
+    def num_threads(self) -> int:
+        cores = os.cpu_count() or 1
+        return min(self.cpu_max_num_threads, cores) if self.cpu_max_num_threads > 0 else cores
+
+
+_current = Config()
+_initialized = False
+
+
+def current() -> Config:
+    return _current
+
+
+def is_initialized() -> bool:
+    return _initialized
+
+
+def _resolve_arch(arch: str | None) -> str:
+    requested = os.environ.get("TI_ARCH") or arch or "cpu"
+    if requested in ("x64", "arm64"):
+        requested = "cpu"
+    if requested not in _KNOWN_ARCHES:
+        raise ValueError(f"unknown arch {requested!r}; use ti.cpu, ti.cuda or ti.gpu")
+    if requested == "cpu":
+        return "cpu"
+    from ti_notebook.runtime import devices
+
+    if devices.cuda_available():
+        return "cuda"
+    warnings.warn(
+        f"arch={requested} asked for, but no CUDA device is available: using ti.cpu",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return "cpu"
+
+
+def make_config(arch: str | None = None, **options) -> Config:
+    """Builds a Config from ``ti.init`` keywords, rejecting unknown ones."""
+    names = {f.name for f in dataclasses.fields(Config)}
+    unknown = sorted(set(options) - names)
+    if unknown:
+        raise TypeError(f"ti.init() got unknown option(s) {unknown}; known: {sorted(names)}")
+    config = Config(**options)
+    config.arch = _resolve_arch(arch)
+    if os.environ.get("TI_OFFLINE_CACHE") == "0":
+        config.offline_cache = False
+    for name in ("default_fp", "default_ip"):
+        value = getattr(config, name)
+        dtype = types.to_dtype(value, types.i32, types.f32)
+        if dtype is None:
+            raise TypeError(f"ti.init({name}=...) needs a type like ti.f64, got {value!r}")
+        setattr(config, name, dtype)
+    if not config.default_fp.is_float or config.default_ip.is_float:
+        raise TypeError("default_fp must be a float type and default_ip an integer type")
+    return config
+
+
+def set_current(config: Config) -> None:
+    global _current, _initialized
+    _current = config
+    _initialized = True

@@ -1,0 +1,111 @@
+"""The process-wide LLVM JIT: one MCJIT engine, one host target machine.
+
+Every compiled kernel and the native thread pool are added to the same engine, so
+symbols registered with :func:`JitEngine.add_symbol` (runtime callbacks) resolve in all
+of them.
+
+Example:
+    >>> from ti_notebook.runtime.jit import jit
+    >>> engine = jit()
+    >>> ir = 'define i32 @answer() { ret i32 42 }'
+    >>> addr = engine.add_ir(ir, ["answer"])["answer"]
+    >>> import ctypes
+    >>> ctypes.CFUNCTYPE(ctypes.c_int32)(addr)()
+    42
+"""
+
+from __future__ import annotations
+
+import threading
+
+import llvmlite.binding as llvm
+
+_lock = threading.Lock()
+_engine: JitEngine | None = None
+
+
+class JitEngine:
+    """Owns the target machine and the execution engine of this process."""
+
+    def __init__(self) -> None:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        llvm.initialize_native_asmparser()
+        self.triple = llvm.get_process_triple()
+        self.cpu_name = llvm.get_host_cpu_name()
+        self.cpu_features = llvm.get_host_cpu_features().flatten()
+        target = llvm.Target.from_triple(self.triple)
+        self.target_machine = target.create_target_machine(
+            cpu=self.cpu_name,
+            features=self.cpu_features,
+            opt=3,
+            reloc="default",
+            codemodel="jitdefault",
+        )
+        self.target_data = self.target_machine.target_data
+        # The engine needs a module to start from; an empty one owns nothing.
+        backing = llvm.parse_assembly("")
+        backing.triple = self.triple
+        self.engine = llvm.create_mcjit_compiler(backing, self.target_machine)
+        self._modules: list[llvm.ModuleRef] = []
+
+    # -- building --------------------------------------------------------------
+    def parse(self, ir_text: str) -> llvm.ModuleRef:
+        """Parses and verifies LLVM IR text, stamped with the host triple/layout."""
+        module = llvm.parse_assembly(ir_text)
+        module.triple = self.triple
+        module.data_layout = str(self.target_data)
+        module.verify()
+        return module
+
+    def optimize(self, module: llvm.ModuleRef, speed_level: int = 3) -> None:
+        """Runs LLVM's default O<speed_level> pipeline (with vectorisers) in place."""
+        pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
+        pto.loop_vectorization = speed_level >= 2
+        pto.slp_vectorization = speed_level >= 2
+        pto.loop_unrolling = speed_level >= 2
+        pass_builder = llvm.create_pass_builder(self.target_machine, pto)
+        pass_manager = pass_builder.getModulePassManager()
+        pass_manager.run(module, pass_builder)
+
+    def assembly(self, module: llvm.ModuleRef) -> str:
+        return self.target_machine.emit_assembly(module)
+
+    def object_code(self, module: llvm.ModuleRef) -> bytes:
+        return self.target_machine.emit_object(module)
+
+    # -- loading ---------------------------------------------------------------
+    def add_symbol(self, name: str, address: int) -> None:
+        """Makes ``name`` resolve to ``address`` in every module added later."""
+        llvm.add_symbol(name, address)
+
+    def add_module(self, module: llvm.ModuleRef, names: list[str]) -> dict[str, int]:
+        """Loads a parsed module and returns the addresses of ``names``."""
+        with _lock:
+            self.engine.add_module(module)
+            self.engine.finalize_object()
+            self._modules.append(module)
+            return {name: self.engine.get_function_address(name) for name in names}
+
+    def add_ir(self, ir_text: str, names: list[str], optimize: bool = True) -> dict[str, int]:
+        module = self.parse(ir_text)
+        if optimize:
+            self.optimize(module)
+        return self.add_module(module, names)
+
+    def add_object(self, object_code: bytes, names: list[str]) -> dict[str, int]:
+        """Loads object code made by :meth:`object_code` (the offline cache's path)."""
+        with _lock:
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+            self.engine.finalize_object()
+            return {name: self.engine.get_function_address(name) for name in names}
+
+
+def jit() -> JitEngine:
+    """Returns the process's JIT engine, creating it on first use."""
+    global _engine
+    if _engine is None:
+        with _lock:
+            if _engine is None:
+                _engine = JitEngine()
+    return _engine
