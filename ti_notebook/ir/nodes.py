@@ -316,13 +316,24 @@ class RangeForStmt(Stmt):
     the ``ti.loop_config`` that applied to it.
     """
 
-    operand_names = ("begin", "end")
+    operand_names = ("begin", "end", "extents", "starts")
     block_names = ("body",)
     has_side_effect = True
 
-    def __init__(self, begin: Stmt, end: Stmt, config: dict | None = None) -> None:
+    def __init__(
+        self,
+        begin: Stmt,
+        end: Stmt,
+        config: dict | None = None,
+        extents: list[Stmt] | None = None,
+        starts: list[Stmt] | None = None,
+    ) -> None:
         super().__init__(None)
         self.begin, self.end = begin, end
+        # ndrange: the flat index splits into axes; axis k is
+        # starts[k] + (flat // prod(extents[k+1:])) % extents[k]. Empty: one axis = flat.
+        self.extents = list(extents or [])
+        self.starts = list(starts or [])
         self.config = dict(config or {})
         self.body = _block(self, None)
 
@@ -336,6 +347,7 @@ class StructForStmt(Stmt):
     def __init__(self, field: Any, config: dict | None = None) -> None:
         super().__init__(None)
         self.field = field
+        self.shape: tuple[int, ...] = tuple(field.shape)
         self.config = dict(config or {})
         self.body = _block(self, None)
 

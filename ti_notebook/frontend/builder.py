@@ -1,0 +1,218 @@
+"""Emits typed IR: Taichi's typing rules for literals, promotion and casts live here.
+
+The AST visitors call these methods with *values*: IR statements (typed), or Python
+numbers (compile-time constants, typed only when they meet an IR value: ``int`` as
+``default_ip``, ``float`` as ``default_fp``, as Taichi does).
+
+    >>> from ti_notebook.lang.config import Config
+    >>> from ti_notebook.ir.nodes import Block
+    >>> b = IRBuilder(Config(), Block())
+    >>> b.binary("truediv", b.const(1), b.const(2)).dtype
+    f32
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import operator
+
+from ti_notebook.errors import SourcePos, TiTypeError
+from ti_notebook.ir import nodes as ir
+from ti_notebook.lang import types
+from ti_notebook.lang.config import Config
+
+ARITH = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2"}
+BITWISE = {"bit_and", "bit_or", "bit_xor", "shl", "shr"}
+COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
+LOGICAL = {"logical_and", "logical_or"}
+FLOAT_ONLY_UNARY = {"sqrt", "sin", "cos", "tan", "exp", "log", "asin", "acos", "atan", "tanh"}
+
+_PY_BINARY = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "truediv": operator.truediv,
+    "floordiv": operator.floordiv,
+    "mod": operator.mod,
+    "pow": operator.pow,
+    "min": min,
+    "max": max,
+    "atan2": math.atan2,
+    "bit_and": operator.and_,
+    "bit_or": operator.or_,
+    "bit_xor": operator.xor,
+    "shl": operator.lshift,
+    "shr": operator.rshift,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+    "eq": operator.eq,
+    "ne": operator.ne,
+}
+
+
+def is_constant(value) -> bool:
+    return isinstance(value, (bool, int, float)) and not isinstance(value, ir.Stmt)
+
+
+class IRBuilder:
+    """Appends statements to the current block and types them."""
+
+    def __init__(self, config: Config, block: ir.Block) -> None:
+        self.config = config
+        self.blocks: list[ir.Block] = [block]
+        self.pos: SourcePos | None = None
+
+    # -- blocks ------------------------------------------------------------------------
+    @property
+    def block(self) -> ir.Block:
+        return self.blocks[-1]
+
+    @contextlib.contextmanager
+    def inside(self, block: ir.Block):
+        self.blocks.append(block)
+        try:
+            yield block
+        finally:
+            self.blocks.pop()
+
+    def emit(self, stmt: ir.Stmt) -> ir.Stmt:
+        stmt.pos = self.pos
+        return self.block.append(stmt)
+
+    def error(self, cls, message: str, hint: str = ""):
+        return cls(message, self.pos, hint)
+
+    # -- values ------------------------------------------------------------------------
+    def literal_type(self, value) -> types.DataType:
+        if isinstance(value, float):
+            return self.config.default_fp
+        return self.config.default_ip
+
+    def const(self, value, dtype: types.DataType | None = None) -> ir.ConstStmt:
+        dtype = dtype or self.literal_type(value)
+        if not dtype.is_float:
+            value = _wrap_int(int(value), dtype)
+        return self.emit(ir.ConstStmt(value, dtype))
+
+    def value(self, value, dtype: types.DataType | None = None) -> ir.Stmt:
+        """Turns a Python number into a constant statement; checks it is a scalar."""
+        if isinstance(value, ir.Stmt):
+            if value.dtype is None:
+                raise self.error(TiTypeError, "this expression has no value")
+            return value
+        if is_constant(value):
+            return self.const(value, dtype)
+        raise self.error(
+            TiTypeError,
+            f"a {type(value).__name__} value cannot be used in a kernel expression",
+            hint="kernels compute with numbers (ti.i32, ti.f32...), fields and vectors",
+        )
+
+    def cast(self, value, dtype: types.DataType) -> ir.Stmt:
+        value = self.value(value, dtype if is_constant(value) else None)
+        if value.dtype is dtype:
+            return value
+        if isinstance(value, ir.ConstStmt):
+            return self.const(value.value, dtype)
+        return self.emit(ir.CastStmt(value, dtype))
+
+    # -- operations --------------------------------------------------------------------
+    def binary(self, op: str, lhs, rhs):
+        if is_constant(lhs) and is_constant(rhs):
+            return _fold_python(op, lhs, rhs)
+        if op in LOGICAL:
+            a = self.truth(lhs)
+            b = self.truth(rhs)
+            return self.emit(ir.BinaryOpStmt(op, a, b, types.i32))
+        lt = self.value(lhs).dtype if not is_constant(lhs) else self.literal_type(lhs)
+        rt = self.value(rhs).dtype if not is_constant(rhs) else self.literal_type(rhs)
+        if op in BITWISE and (lt.is_float or rt.is_float):
+            raise self.error(
+                TiTypeError,
+                f"bit operation '{op}' needs integers, got {lt} and {rt}",
+                hint="cast with ti.cast(x, ti.i32) first",
+            )
+        if op in ("shl", "shr"):
+            dtype = lt
+        elif op == "truediv" and not lt.is_float and not rt.is_float:
+            dtype = self.config.default_fp
+        elif op == "atan2":
+            dtype = types.promote(lt, rt)
+            dtype = dtype if dtype.is_float else self.config.default_fp
+        else:
+            dtype = types.promote(lt, rt)
+        a, b = self.cast(lhs, dtype), self.cast(rhs, dtype)
+        result = types.i32 if op in COMPARE else dtype
+        return self.emit(ir.BinaryOpStmt(op, a, b, result))
+
+    def truth(self, value) -> ir.Stmt:
+        """A value as 0/1 i32 (Python truthiness of numbers)."""
+        value = self.value(value)
+        if value.dtype is types.i32 and _is_boolean(value):
+            return value
+        return self.binary("ne", value, 0.0 if value.dtype.is_float else 0)
+
+    def unary(self, op: str, operand):
+        if is_constant(operand):
+            return _fold_unary(op, operand)
+        operand = self.value(operand)
+        dtype = operand.dtype
+        if op == "bit_not" and dtype.is_float:
+            raise self.error(TiTypeError, f"'~' needs an integer, got {dtype}")
+        if op == "logical_not":
+            return self.binary("eq", operand, 0.0 if dtype.is_float else 0)
+        if op in FLOAT_ONLY_UNARY and not dtype.is_float:
+            operand = self.cast(operand, self.config.default_fp)
+            dtype = operand.dtype
+        if op in ("floor", "ceil", "round") and not dtype.is_float:
+            return operand
+        return self.emit(ir.UnaryOpStmt(op, operand, dtype))
+
+    def select(self, cond, a, b) -> ir.Stmt:
+        cond = self.truth(cond)
+        at = a.dtype if isinstance(a, ir.Stmt) else self.literal_type(a)
+        bt = b.dtype if isinstance(b, ir.Stmt) else self.literal_type(b)
+        dtype = types.promote(at, bt)
+        return self.emit(ir.SelectStmt(cond, self.cast(a, dtype), self.cast(b, dtype), dtype))
+
+
+def _is_boolean(stmt: ir.Stmt) -> bool:
+    return isinstance(stmt, ir.BinaryOpStmt) and stmt.op in COMPARE | LOGICAL
+
+
+def _wrap_int(value: int, dtype: types.DataType) -> int:
+    value &= (1 << dtype.bits) - 1
+    if dtype.is_signed and value >= 1 << (dtype.bits - 1):
+        value -= 1 << dtype.bits
+    return value
+
+
+def _fold_python(op: str, a, b):
+    if op == "logical_and":
+        return int(bool(a) and bool(b))
+    if op == "logical_or":
+        return int(bool(a) or bool(b))
+    result = _PY_BINARY[op](a, b)
+    return int(result) if isinstance(result, bool) else result
+
+
+def _fold_unary(op: str, a):
+    table = {
+        "neg": operator.neg,
+        "bit_not": operator.invert,
+        "logical_not": lambda v: int(not v),
+        "abs": abs,
+        "sqrt": math.sqrt,
+        "sin": math.sin,
+        "cos": math.cos,
+        "tan": math.tan,
+        "exp": math.exp,
+        "log": math.log,
+        "floor": lambda v: float(math.floor(v)) if isinstance(v, float) else v,
+        "ceil": lambda v: float(math.ceil(v)) if isinstance(v, float) else v,
+        "round": lambda v: float(round(v)) if isinstance(v, float) else v,
+    }
+    return table[op](a)

@@ -1,0 +1,352 @@
+"""Calls inside kernels: ``ti.*`` builtins, Python builtins, casts and ti.func inlining."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
+from ti_notebook.ir import nodes as ir
+from ti_notebook.lang import ops, types
+
+_UNARY_BUILTINS = {
+    ops.sqrt: "sqrt",
+    ops.sin: "sin",
+    ops.cos: "cos",
+    ops.tan: "tan",
+    ops.asin: "asin",
+    ops.acos: "acos",
+    ops.tanh: "tanh",
+    ops.exp: "exp",
+    ops.log: "log",
+    ops.abs: "abs",
+    builtins.abs: "abs",
+}
+_ROUNDING = {ops.floor: "floor", ops.ceil: "ceil", ops.round: "round"}
+_ATOMICS = {
+    ops.atomic_add: "add",
+    ops.atomic_sub: "sub",
+    ops.atomic_min: "min",
+    ops.atomic_max: "max",
+    ops.atomic_and: "bit_and",
+    ops.atomic_or: "bit_or",
+    ops.atomic_xor: "bit_xor",
+}
+_MAX_INLINE_DEPTH = 48
+
+
+class CallsMixin:
+    def expr_Call(self, node: ast.Call):
+        func = self.expr(node.func)
+        if func is ops.static:
+            values = [self.static_eval(a) for a in node.args]
+            return values[0] if len(values) == 1 else tuple(values)
+        if func in _UNARY_BUILTINS:
+            (value,) = self.call_args(node, 1)
+            return self.map_vector(value, lambda v: self.builder.unary(_UNARY_BUILTINS[func], v))
+        if func in _ROUNDING:
+            return self.call_rounding(node, _ROUNDING[func])
+        if func in _ATOMICS:
+            return self.call_atomic(node, _ATOMICS[func])
+        from ti_notebook.lang.kernel import Func, Kernel
+
+        if isinstance(func, Func):
+            return self.inline_func(func, node)
+        if isinstance(func, Kernel):
+            raise self.error(
+                TiSyntaxError,
+                node,
+                "a kernel cannot call another kernel",
+                "make the callee a @ti.func, or call both kernels from Python",
+            )
+        if isinstance(func, types.DataType):
+            (value,) = self.call_args(node, 1)
+            return self.map_vector(value, lambda v: self.builder.cast(v, func))
+        handler = _SPECIAL.get(func)
+        if handler is not None:
+            return handler(self, node)
+        return self.call_python(func, node)
+
+    # -- helpers ----------------------------------------------------------------------
+    def call_args(self, node: ast.Call, count: int | None = None) -> list:
+        if node.keywords and count is not None:
+            raise self.error(TiSyntaxError, node, "this call takes no keyword arguments")
+        args = [self.expr(a) for a in node.args]
+        if count is not None and len(args) != count:
+            name = ast.unparse(node.func)
+            raise self.error(TiTypeError, node, f"{name}() takes {count} argument(s)")
+        return args
+
+    def keywords(self, node: ast.Call) -> dict:
+        return {kw.arg: self.static_eval(kw.value) for kw in node.keywords}
+
+    def map_vector(self, value, fn):
+        if isinstance(value, Vector):
+            return Vector([fn(v) for v in value])
+        self.check_scalar(value, self.builder_node())
+        return fn(value)
+
+    def builder_node(self):
+        return None
+
+    def call_rounding(self, node: ast.Call, op: str):
+        args = [self.expr(a) for a in node.args]
+        kw = self.keywords(node)
+        dtype = kw.get("dtype", args[1] if len(args) > 1 else None)
+        result = self.map_vector(args[0], lambda v: self.builder.unary(op, v))
+        if dtype is not None:
+            result = self.map_vector(result, lambda v: self.builder.cast(v, dtype))
+        return result
+
+    def call_atomic(self, node: ast.Call, op: str):
+        if len(node.args) != 2:
+            raise self.error(TiTypeError, node, "atomic operations take (destination, value)")
+        dest, value_node = node.args
+        value = self.expr(value_node)
+        if isinstance(dest, ast.Subscript):
+            ptr = self.lvalue(dest)
+            if isinstance(ptr, ir.Stmt):
+                return self.atomic(op, ptr, value)
+        if isinstance(dest, (ast.Name, ast.Subscript)):
+            # A local: no other thread sees it, so a plain read-modify-write is atomic.
+            old = self.expr(dest)
+            self.assign(dest, self.builder.binary(op, old, value))
+            return old
+        raise self.error(
+            TiTypeError, dest, "the destination of an atomic must be a field element or a local"
+        )
+
+    def call_python(self, func, node: ast.Call):
+        args = [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        dynamic = [a for a in [*args, *kwargs.values()] if isinstance(a, (ir.Stmt, Vector))]
+        if not dynamic and callable(func):
+            try:
+                return func(*args, **kwargs)
+            except Exception as exc:
+                raise self.error(
+                    TiSyntaxError, node, f"calling '{ast.unparse(node.func)}' failed: {exc}"
+                ) from None
+        raise self.error(
+            TiSyntaxError,
+            node,
+            f"'{ast.unparse(node.func)}' is a Python function and cannot run on kernel values",
+            "decorate it with @ti.func to call it from a kernel",
+        )
+
+    # -- ti.func inlining -----------------------------------------------------------------
+    def inline_func(self, func, node: ast.Call):
+        from ti_notebook.frontend.tracer import FunctionTracer
+
+        state = self.state
+        if state.inline_depth >= _MAX_INLINE_DEPTH:
+            raise self.error(
+                TiSyntaxError, node, "ti.func calls nest too deep (recursion is not supported)"
+            )
+        source = func.source()
+        state.reached_funcs[func.qualname] = source.digest()
+        params = func.parameters()
+        args = [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        try:
+            bound = func.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self.error(TiTypeError, node, f"calling {func.name}(): {exc}") from None
+        bound.apply_defaults()
+        callee = FunctionTracer(state, source, is_kernel=False)
+        callee.entry_depth = state.depth
+        b = self.builder
+        for name, value in bound.arguments.items():
+            if params.get(name) == "template" or not (
+                isinstance(value, (ir.Stmt, Vector)) or is_constant(value)
+            ):
+                callee.bind(name, value)
+            elif isinstance(value, Vector):
+                allocas = []
+                for item in value:
+                    alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
+                    b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
+                    allocas.append(alloca)
+                callee.bind(name, VectorVariable(allocas))
+            else:
+                dtype = params.get(name)
+                item = b.value(value) if dtype is None else b.cast(value, dtype)
+                alloca = b.emit(ir.AllocaStmt(item.dtype, name))
+                b.emit(ir.LocalStoreStmt(alloca, item))
+                callee.bind(name, alloca)
+        state.inline_depth += 1
+        saved_pos = b.pos
+        try:
+            callee.run_block(source.function_def.body, new_scope=False)
+        finally:
+            state.inline_depth -= 1
+            b.pos = saved_pos
+        value = callee.func_return_value
+        from ti_notebook.frontend.tracer import _MISSING
+
+        return None if value is _MISSING else value
+
+    def func_return_statement(self, node: ast.Return) -> None:
+        from ti_notebook.frontend.tracer import _MISSING
+
+        if self.state.depth != getattr(self, "entry_depth", 0) or (
+            self.func_return_value is not _MISSING
+        ):
+            raise self.error(
+                TiSyntaxError,
+                node,
+                "a ti.func may return only once, as its last statement, outside loops and ifs",
+                "store the result in a local and return it at the end",
+            )
+        value = None if node.value is None else self.expr(node.value)
+        if isinstance(value, ir.AllocaStmt | VectorVariable | LoopIndex):
+            value = self.read(value)
+        self.func_return_value = value
+
+
+# -- the builtins that need the AST ---------------------------------------------------------
+def _print(tracer, node: ast.Call):
+    kw = {k.arg: tracer.static_eval(k.value) for k in node.keywords}
+    items: list = []
+    for arg in node.args:
+        value = tracer.expr(arg)
+        if isinstance(value, Vector):
+            items.append("[")
+            for i, item in enumerate(value):
+                items.extend([", "] if i else [])
+                items.append(tracer.builder.value(item))
+            items.append("]")
+        elif isinstance(value, ir.Stmt):
+            items.append(value)
+        elif is_constant(value) or isinstance(value, str) or value is None:
+            items.append(str(value))
+        else:
+            items.append(repr(value))
+        items.append(None)  # a separator position
+    if items:
+        items.pop()
+    stmt = ir.PrintStmt(items, end=kw.get("end", "\n"), sep=kw.get("sep", " "))
+    tracer.builder.emit(stmt)
+
+
+def _cast(tracer, node: ast.Call):
+    if len(node.args) != 2:
+        raise tracer.error(TiTypeError, node, "ti.cast takes (value, dtype)")
+    value = tracer.expr(node.args[0])
+    dtype = tracer.static_eval(node.args[1])
+    dtype = types.to_dtype(dtype, tracer.config.default_ip, tracer.config.default_fp)
+    if dtype is None:
+        raise tracer.error(TiTypeError, node.args[1], "ti.cast needs a type such as ti.f32")
+    return tracer.map_vector(value, lambda v: tracer.builder.cast(v, dtype))
+
+
+def _int(tracer, node: ast.Call):
+    (value,) = tracer.call_args(node, 1)
+    if is_constant(value):
+        return int(value)
+    return tracer.builder.cast(value, tracer.config.default_ip)
+
+
+def _float(tracer, node: ast.Call):
+    (value,) = tracer.call_args(node, 1)
+    if is_constant(value):
+        return float(value)
+    return tracer.builder.cast(value, tracer.config.default_fp)
+
+
+def _minmax(op: str):
+    def handler(tracer, node: ast.Call):
+        args = tracer.call_args(node)
+        if len(args) == 1 and isinstance(args[0], (Vector, tuple, list)):
+            args = list(args[0])
+        if len(args) < 2:
+            raise tracer.error(TiTypeError, node, f"{op}() needs at least two values")
+        result = args[0]
+        for value in args[1:]:
+            result = tracer.binary(op, result, value, node)
+        return result
+
+    return handler
+
+
+def _binary(op: str):
+    def handler(tracer, node: ast.Call):
+        a, b = tracer.call_args(node, 2)
+        return tracer.binary(op, a, b, node)
+
+    return handler
+
+
+def _select(tracer, node: ast.Call):
+    cond, a, b = tracer.call_args(node, 3)
+    if isinstance(a, Vector) or isinstance(b, Vector):
+        size = len(a) if isinstance(a, Vector) else len(b)
+        pairs = zip(tracer.as_vector(a, size, node), tracer.as_vector(b, size, node), strict=True)
+        return Vector([tracer.builder.select(cond, x, y) for x, y in pairs])
+    return tracer.builder.select(cond, a, b)
+
+
+def _random(tracer, node: ast.Call):
+    args = [tracer.static_eval(a) for a in node.args]
+    kw = tracer.keywords(node)
+    dtype = kw.get("dtype", args[0] if args else float)
+    dtype = types.to_dtype(dtype, tracer.config.default_ip, tracer.config.default_fp)
+    return tracer.builder.emit(ir.RandStmt(dtype))
+
+
+def _clock(tracer, node: ast.Call):
+    return tracer.builder.emit(ir.ClockStmt(types.i64))
+
+
+def _len(tracer, node: ast.Call):
+    (value,) = tracer.call_args(node, 1)
+    if isinstance(value, (Vector, tuple, list)):
+        return len(value)
+    raise tracer.error(TiTypeError, node, "len() needs a vector or tuple")
+
+
+def _loop_config(tracer, node: ast.Call):
+    kw = tracer.keywords(node)
+    unknown = set(kw) - {"parallelize", "block_dim", "serialize"}
+    if unknown or node.args:
+        raise tracer.error(
+            TiTypeError,
+            node,
+            f"ti.loop_config() got unexpected argument(s) {sorted(unknown) or node.args}",
+            "it takes parallelize=N, block_dim=N and serialize=True",
+        )
+    tracer.state.pending_loop_config.update({k: v for k, v in kw.items() if v is not None})
+
+
+def _block_dim(tracer, node: ast.Call):
+    (value,) = [tracer.static_eval(a) for a in node.args]
+    tracer.state.pending_loop_config["block_dim"] = int(value)
+
+
+def _range_outside_for(tracer, node: ast.Call):
+    raise tracer.error(
+        TiSyntaxError, node, "range() can only be used as the iterable of a for loop"
+    )
+
+
+_SPECIAL = {
+    builtins.print: _print,
+    ops.cast: _cast,
+    builtins.int: _int,
+    builtins.float: _float,
+    builtins.min: _minmax("min"),
+    builtins.max: _minmax("max"),
+    ops.min: _minmax("min"),
+    ops.max: _minmax("max"),
+    ops.pow: _binary("pow"),
+    ops.atan2: _binary("atan2"),
+    ops.select: _select,
+    ops.random: _random,
+    ops.clock_counter: _clock,
+    builtins.len: _len,
+    ops.loop_config: _loop_config,
+    ops.block_dim: _block_dim,
+    builtins.range: _range_outside_for,
+}

@@ -1,0 +1,278 @@
+"""Statements: assignment, if, while, break/continue, return, print-as-statement.
+
+Taichi's local-variable rules: the first assignment to a name declares a local in the
+current block, typed by its value; later assignments cast to that type; a local
+declared inside a block is gone after the block ends.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector, VectorVariable
+from ti_notebook.ir import nodes as ir
+from ti_notebook.lang import types
+
+_AUG_OPS = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "truediv",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+    ast.BitAnd: "bit_and",
+    ast.BitOr: "bit_or",
+    ast.BitXor: "bit_xor",
+    ast.LShift: "shl",
+    ast.RShift: "shr",
+}
+# Augmented assignments to globals that are atomic, as in Taichi.
+_ATOMIC_AUG = {"add", "sub", "bit_and", "bit_or", "bit_xor"}
+
+
+class StatementsMixin:
+    # -- simple statements ----------------------------------------------------------
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.expr(node.value)
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        annotation = self.static_eval(node.annotation)
+        dtype = types.to_dtype(annotation, self.config.default_ip, self.config.default_fp)
+        if dtype is None or not isinstance(node.target, ast.Name):
+            raise self.error(TiTypeError, node, "a local annotation must name a scalar type")
+        if node.value is None:
+            raise self.error(TiSyntaxError, node, "an annotated local needs a value")
+        name = node.target.id
+        if self.find_local(name) is not _missing():
+            raise self.error(TiSyntaxError, node, f"'{name}' is already declared")
+        self.declare(name, self.builder.cast(self.expr(node.value), dtype))
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        op = _AUG_OPS.get(type(node.op))
+        if op is None:
+            raise self.unsupported(node, f"the operator {type(node.op).__name__}=")
+        value = self.expr(node.value)
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            ptr = self.lvalue(target)
+            if isinstance(ptr, ir.Stmt) and op in _ATOMIC_AUG | {"min", "max"}:
+                self.atomic(op, ptr, value)
+                return
+        current = self.expr(target)
+        self.assign(target, self.builder.binary(op, current, value))
+
+    # -- assignment -----------------------------------------------------------------
+    @property
+    def config(self):
+        return self.state.config
+
+    def declare(self, name: str, value) -> None:
+        b = self.builder
+        if isinstance(value, Vector):
+            allocas = []
+            for item in value:
+                alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
+                b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
+                allocas.append(alloca)
+            self.bind(name, VectorVariable(allocas))
+        elif isinstance(value, ir.Stmt) or is_constant(value):
+            value = b.value(value)
+            alloca = b.emit(ir.AllocaStmt(value.dtype, name))
+            b.emit(ir.LocalStoreStmt(alloca, value))
+            self.bind(name, alloca)
+        else:
+            # Fields, ndarrays, funcs, tuples...: a compile-time alias.
+            self.bind(name, value)
+
+    def assign(self, target: ast.expr, value) -> None:
+        b = self.builder
+        if isinstance(target, ast.Name):
+            current = self.find_local(target.id)
+            if isinstance(current, ir.AllocaStmt):
+                b.emit(ir.LocalStoreStmt(current, b.cast(value, current.dtype)))
+            elif isinstance(current, VectorVariable):
+                items = self.as_vector(value, len(current.allocas), target)
+                for alloca, item in zip(current.allocas, items, strict=True):
+                    b.emit(ir.LocalStoreStmt(alloca, b.cast(item, alloca.dtype)))
+            elif isinstance(current, LoopIndex):
+                raise self.error(
+                    TiSyntaxError,
+                    target,
+                    f"cannot assign to loop variable '{target.id}'",
+                    f"copy it first: 'k = {target.id}', then change k",
+                )
+            elif current is _missing():
+                self.declare(target.id, value)
+            else:
+                raise self.error(
+                    TiSyntaxError,
+                    target,
+                    f"'{target.id}' is a compile-time value and cannot be assigned in a kernel",
+                    "use a new local name",
+                )
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), target)
+            for element, item in zip(target.elts, items, strict=True):
+                self.assign(element, item)
+        elif isinstance(target, ast.Subscript):
+            ptr = self.lvalue(target)
+            if isinstance(ptr, tuple):  # a component of a local vector
+                alloca = ptr[0]
+                b.emit(ir.LocalStoreStmt(alloca, b.cast(value, alloca.dtype)))
+                return
+            if isinstance(value, Vector):
+                raise self.error(TiTypeError, target, "cannot store a vector into a scalar")
+            b.emit(ir.GlobalStoreStmt(ptr, b.cast(value, ptr.dtype)))
+        else:
+            raise self.unsupported(target, f"assigning to '{ast.unparse(target)}'")
+
+    def unpack(self, value, count: int, node: ast.AST) -> list:
+        if isinstance(value, (tuple, list, Vector)):
+            items = list(value)
+        else:
+            raise self.error(TiTypeError, node, f"cannot unpack a scalar into {count} names")
+        if len(items) != count:
+            raise self.error(
+                TiTypeError, node, f"cannot unpack {len(items)} values into {count} names"
+            )
+        return items
+
+    def as_vector(self, value, count: int, node: ast.AST) -> list:
+        if isinstance(value, (Vector, tuple, list)):
+            return self.unpack(value, count, node)
+        return [value] * count
+
+    def lvalue(self, node: ast.Subscript):
+        """The pointer a subscript names: a GlobalPtr/ExternalPtr, or (alloca,) of a vector."""
+        base = self.expr(node.value)
+        if isinstance(base, VectorVariable):
+            index = self.static_eval(node.slice)
+            return (base.allocas[index],)
+        indices = self.index_values(node.slice)
+        return self.subscript_pointer(base, indices, node)
+
+    def atomic(self, op: str, ptr: ir.Stmt, value) -> ir.Stmt:
+        b = self.builder
+        return b.emit(ir.AtomicOpStmt(op, ptr, b.cast(value, ptr.dtype)))
+
+    # -- control flow ---------------------------------------------------------------
+    def stmt_If(self, node: ast.If) -> None:
+        static = self.static_condition(node.test)
+        if static is not None:
+            self.run_block(node.body if static else node.orelse)
+            return
+        cond = self.builder.truth(self.expr(node.test))
+        if_stmt = self.builder.emit(ir.IfStmt(cond))
+        self.state.depth += 1
+        try:
+            with self.builder.inside(if_stmt.true_block):
+                self.run_block(node.body)
+            with self.builder.inside(if_stmt.false_block):
+                self.run_block(node.orelse)
+        finally:
+            self.state.depth -= 1
+
+    def stmt_While(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.unsupported(node, "'while ... else'")
+        loop = self.builder.emit(ir.WhileStmt())
+        self.state.depth += 1
+        self.state.loops.append((loop, False))
+        try:
+            with self.builder.inside(loop.body):
+                cond = self.builder.truth(self.expr(node.test))
+                exit_if = self.builder.emit(ir.IfStmt(self.builder.unary("logical_not", cond)))
+                with self.builder.inside(exit_if.true_block):
+                    self.builder.emit(ir.BreakStmt())
+                self.run_block(node.body)
+        finally:
+            self.state.loops.pop()
+            self.state.depth -= 1
+
+    def stmt_Break(self, node: ast.Break) -> None:
+        self.check_in_loop(node, "break")
+        loop, parallel = self.state.loops[-1]
+        if parallel:
+            raise self.error(
+                TiSyntaxError,
+                node,
+                "'break' in an outermost (parallel) for loop",
+                "iterations of a parallel loop run at once; add "
+                "'ti.loop_config(serialize=True)' before the loop to run it serially",
+            )
+        self.builder.emit(ir.BreakStmt())
+
+    def stmt_Continue(self, node: ast.Continue) -> None:
+        self.check_in_loop(node, "continue")
+        self.builder.emit(ir.ContinueStmt())
+
+    def check_in_loop(self, node: ast.AST, word: str) -> None:
+        if not self.state.loops or self.state.loops[-1][0] == "static":
+            raise self.error(
+                TiSyntaxError,
+                node,
+                f"'{word}' outside a loop" if not self.state.loops else f"'{word}' in ti.static",
+                "ti.static loops are unrolled at compile time; use a plain range",
+            )
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        if not self.is_kernel:
+            self.func_return_statement(node)
+            return
+        if self.state.depth != 0:
+            raise self.error(
+                TiSyntaxError,
+                node,
+                "'return' inside a loop or if of a kernel",
+                "store the result in a local and return it at the end of the kernel",
+            )
+        if self.state.return_type is None:
+            if node.value is None:
+                self.state.returned = True
+                return
+            raise self.error(
+                TiTypeError,
+                node,
+                "this kernel returns a value but has no return annotation",
+                "annotate it, e.g. 'def f() -> ti.i32:'",
+            )
+        if node.value is None:
+            raise self.error(TiTypeError, node, "this kernel must return a value")
+        value = self.expr(node.value)
+        if isinstance(value, (Vector, tuple, list)):
+            raise self.error(TiTypeError, node.value, "kernels return one scalar value")
+        value = self.builder.cast(value, self.state.return_type)
+        self.builder.emit(ir.ReturnStmt(value))
+        self.state.returned = True
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        if not self.config.debug:
+            return
+        cond = self.builder.truth(self.expr(node.test))
+        message = "assertion failed"
+        if node.msg is not None:
+            msg = self.static_eval(node.msg)
+            message = str(msg)
+        self.builder.emit(ir.AssertStmt(cond, message, [], kind="assert"))
+
+    def ndarray_of(self, value) -> NdarrayArg | None:
+        return value if isinstance(value, NdarrayArg) else None
+
+
+def _missing():
+    from ti_notebook.frontend.tracer import _MISSING
+
+    return _MISSING

@@ -1,0 +1,77 @@
+"""Compile-time values the frontend juggles besides IR statements.
+
+    >>> v = Vector([1, 2])
+    >>> len(v), v[1]
+    (2, 2)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ti_notebook.ir import nodes as ir
+from ti_notebook.lang import types
+
+
+class Vector:
+    """A small fixed-size vector of scalar values (``I`` of ``ti.grouped``)."""
+
+    def __init__(self, items: list) -> None:
+        self.items = list(items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: int):
+        return self.items[index]
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __repr__(self) -> str:
+        return f"Vector({self.items})"
+
+
+class VectorVariable:
+    """A mutable local vector: one alloca per component."""
+
+    def __init__(self, allocas: list[ir.AllocaStmt]) -> None:
+        self.allocas = allocas
+
+
+@dataclasses.dataclass
+class NdarrayArg:
+    """A ``ti.types.ndarray()`` argument inside a kernel."""
+
+    arg_index: int
+    dtype: types.DataType
+    ndim: int
+    name: str
+
+
+@dataclasses.dataclass
+class LoopIndex:
+    """A loop variable: read-only inside the loop body."""
+
+    stmt: ir.Stmt
+
+
+@dataclasses.dataclass
+class GroupedIterable:
+    """``ti.grouped(x)``: iterate ``x``'s indices as one vector."""
+
+    inner: object
+
+
+@dataclasses.dataclass
+class NdRange:
+    """``ti.ndrange(...)``: per axis (start, stop) values."""
+
+    bounds: list[tuple[object, object]]
+
+
+@dataclasses.dataclass
+class StaticValue:
+    """``ti.static(x)`` seen as a for-loop iterable: unroll it at compile time."""
+
+    value: object

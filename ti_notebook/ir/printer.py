@@ -1,0 +1,88 @@
+"""IR as text: what ``kernel.stages()["ir"]`` and ``["ir_optimized"]`` show.
+
+    >>> from ti_notebook.ir import nodes as ir
+    >>> from ti_notebook.lang.types import i32
+    >>> b = ir.Block()
+    >>> c = b.append(ir.ConstStmt(1, i32))
+    >>> print(format_block(b).replace(str(c.id), "N"))
+    $N : i32 = const 1
+"""
+
+from __future__ import annotations
+
+from ti_notebook.ir import nodes as ir
+
+
+def _name(value) -> str:
+    if isinstance(value, ir.Stmt):
+        return f"${value.id}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_name(v) for v in value) + "]"
+    return repr(value)
+
+
+def _describe(stmt: ir.Stmt) -> str:
+    kind = type(stmt).__name__.removesuffix("Stmt")
+    match stmt:
+        case ir.ConstStmt():
+            return f"const {stmt.value!r}"
+        case ir.ArgLoadStmt():
+            return f"arg {stmt.arg_index}"
+        case ir.ExternalShapeStmt():
+            return f"arg {stmt.arg_index}.shape[{stmt.axis}]"
+        case ir.BinaryOpStmt():
+            return f"{stmt.op} {_name(stmt.lhs)}, {_name(stmt.rhs)}"
+        case ir.UnaryOpStmt():
+            return f"{stmt.op} {_name(stmt.operand)}"
+        case ir.CastStmt():
+            return f"{'bitcast' if stmt.bitcast else 'cast'} {_name(stmt.operand)}"
+        case ir.LoopIndexStmt():
+            return f"loop_index {_name(stmt.loop)} axis {stmt.axis}"
+        case ir.AllocaStmt():
+            return f"alloca {stmt.name}"
+        case ir.GlobalPtrStmt():
+            return f"global_ptr {stmt.field.name}[{', '.join(_name(i) for i in stmt.indices)}]"
+        case ir.ExternalPtrStmt():
+            return f"external_ptr arg{stmt.arg_index}{_name(stmt.indices)}"
+        case ir.RootPtrStmt():
+            return f"root_ptr tree {stmt.tree_id}"
+        case ir.TempPtrStmt():
+            return f"temp_ptr +{stmt.offset}"
+        case ir.AtomicOpStmt():
+            return f"atomic_{stmt.op} {_name(stmt.dest)}, {_name(stmt.value)}"
+        case ir.PrintStmt():
+            parts = [repr(i) if isinstance(i, str) else _name(i) for i in stmt.items if i is not None]
+            return f"print {', '.join(parts)}"
+        case ir.AssertStmt():
+            return f"assert {_name(stmt.cond)}, {stmt.message!r} {_name(stmt.args)}"
+        case ir.RangeForStmt():
+            extra = f" ndrange{_name(stmt.extents)}" if stmt.extents else ""
+            return f"range_for {_name(stmt.begin)}..{_name(stmt.end)}{extra} {stmt.config or ''}"
+        case ir.StructForStmt():
+            return f"struct_for {stmt.field.name} {stmt.config or ''}"
+        case ir.OffloadedStmt():
+            rng = f" {_name(stmt.begin)}..{_name(stmt.end)}" if stmt.kind != "serial" else ""
+            return f"offloaded {stmt.kind}{rng} {stmt.config or ''}".rstrip()
+        case ir.RandStmt():
+            return "random"
+    operands = ", ".join(_name(getattr(stmt, n)) for n in stmt.operand_names)
+    return f"{kind.lower()} {operands}".rstrip()
+
+
+def format_block(block: ir.Block, indent: int = 0) -> str:
+    lines: list[str] = []
+    pad = "  " * indent
+    for stmt in block.stmts:
+        typed = f" : {stmt.dtype}" if stmt.dtype is not None else ""
+        lines.append(f"{pad}${stmt.id}{typed} = {_describe(stmt)}")
+        for name in stmt.block_names:
+            child = getattr(stmt, name)
+            if child is None or (not child.stmts and name in ("false_block", "prologue")):
+                continue
+            if not child.stmts and name == "epilogue":
+                continue
+            lines.append(f"{pad}  {name}:")
+            text = format_block(child, indent + 2)
+            if text:
+                lines.append(text)
+    return "\n".join(lines)

@@ -1,0 +1,158 @@
+"""The ``ti.*`` functions kernels call: math, casts, atomics, loop helpers.
+
+Inside a kernel the frontend compiles calls to these functions (it recognises them by
+identity); called from Python they compute on Python numbers where that makes sense:
+
+    >>> import ti_notebook as ti
+    >>> ti.sqrt(4.0), ti.select(0, 1, 2), list(ti.ndrange(2, 2))
+    (2.0, 2, [(0, 0), (0, 1), (1, 0), (1, 1)])
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import itertools
+import math
+import random as _random
+
+from ti_notebook.errors import TiSyntaxError
+
+
+def _kernel_only(name: str):
+    def call(*args, **kwargs):
+        raise TiSyntaxError(
+            f"ti.{name}() can only be used inside a kernel or ti.func",
+            hint=f"call ti.{name} from a @ti.kernel body",
+        )
+
+    call.__name__ = name
+    call.__qualname__ = name
+    call.__doc__ = f"``ti.{name}``: kernel-only; see the Taichi documentation."
+    return call
+
+
+def static(value, *more):
+    """``ti.static(x)``: evaluate ``x`` at compile time (unrolled loops, static if)."""
+    return (value, *more) if more else value
+
+
+def grouped(x):
+    """``for I in ti.grouped(x)``: one vector index ``I`` per element of ``x``."""
+    return x
+
+
+def ndrange(*bounds):
+    """Iterate over an N-D range: ``ti.ndrange(4, (1, 3))``."""
+    ranges = []
+    for bound in bounds:
+        if isinstance(bound, (tuple, list)):
+            ranges.append(range(int(bound[0]), int(bound[1])))
+        else:
+            ranges.append(range(int(bound)))
+    return itertools.product(*ranges)
+
+
+def loop_config(*, parallelize=None, block_dim=None, serialize=None, **unknown):
+    """Applies to the next for loop of the kernel (kernel-only)."""
+    raise TiSyntaxError(
+        "ti.loop_config() can only be used inside a kernel, before a for loop",
+        hint="put it on the line just before the loop it configures",
+    )
+
+
+def block_dim(n):
+    """``ti.block_dim(n)``: the older spelling of ``ti.loop_config(block_dim=n)``."""
+    raise TiSyntaxError("ti.block_dim() can only be used inside a kernel")
+
+
+def cast(value, dtype):
+    """``ti.cast(x, ti.i32)``: convert a value to ``dtype``."""
+    return dtype(value)
+
+
+def select(cond, a, b):
+    """``cond ? a : b`` evaluated on both sides (no short circuit)."""
+    return a if cond else b
+
+
+def random(dtype=float):
+    """A uniform random number in [0, 1) (floats) or a random integer."""
+    return _random.random() if dtype in (float, None) else _random.getrandbits(31)
+
+
+def sqrt(x):
+    return math.sqrt(x)
+
+
+def sin(x):
+    return math.sin(x)
+
+
+def cos(x):
+    return math.cos(x)
+
+
+def tan(x):
+    return math.tan(x)
+
+
+def asin(x):
+    return math.asin(x)
+
+
+def acos(x):
+    return math.acos(x)
+
+
+def atan2(y, x):
+    return math.atan2(y, x)
+
+
+def tanh(x):
+    return math.tanh(x)
+
+
+def exp(x):
+    return math.exp(x)
+
+
+def log(x):
+    return math.log(x)
+
+
+def pow(x, y):  # noqa: A001 - Taichi's name
+    return x**y
+
+
+def floor(x, dtype=None):
+    return math.floor(x) if dtype is not None else float(math.floor(x))
+
+
+def ceil(x, dtype=None):
+    return math.ceil(x) if dtype is not None else float(math.ceil(x))
+
+
+def round(x, dtype=None):  # noqa: A001 - Taichi's name
+    value = math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+    return value if dtype is not None else float(value)
+
+
+def abs(x):  # noqa: A001 - Taichi's name
+    return x if x >= 0 else -x
+
+
+def min(*values):  # noqa: A001
+    return _builtins.min(*values)
+
+
+def max(*values):  # noqa: A001
+    return _builtins.max(*values)
+
+atomic_add = _kernel_only("atomic_add")
+atomic_sub = _kernel_only("atomic_sub")
+atomic_min = _kernel_only("atomic_min")
+atomic_max = _kernel_only("atomic_max")
+atomic_and = _kernel_only("atomic_and")
+atomic_or = _kernel_only("atomic_or")
+atomic_xor = _kernel_only("atomic_xor")
+clock_counter = _kernel_only("clock_counter")
