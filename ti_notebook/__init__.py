@@ -1,0 +1,178 @@
+"""ti_notebook: Taichi-style data-parallel kernels, compiled by our own compiler.
+
+``import ti_notebook as ti`` gives a compatible subset of the Taichi 1.7 API:
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> x = ti.field(ti.f32, shape=8)
+    >>> @ti.kernel
+    ... def total() -> ti.f32:
+    ...     s = 0.0
+    ...     for i in x:
+    ...         x[i] = i
+    ...     for i in range(8):
+    ...         s += x[i]
+    ...     return s
+    >>> total()
+    28.0
+
+This module only re-exports; the code lives in ``lang/``, ``frontend/``, ``ir/``,
+``passes/``, ``codegen/`` and ``runtime/`` (DESIGN.md section 2).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as _Namespace
+
+from ti_notebook import errors
+from ti_notebook.lang import config as _config_module
+from ti_notebook.lang.config import arm64, cpu, cuda, gpu, metal, opengl, vulkan, x64
+from ti_notebook.lang.field import Field, field
+from ti_notebook.lang.kernel import Func, Kernel, func, kernel
+from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template, ndarray, template
+from ti_notebook.lang.ops import (
+    abs,
+    acos,
+    asin,
+    atan2,
+    atomic_add,
+    atomic_and,
+    atomic_max,
+    atomic_min,
+    atomic_or,
+    atomic_sub,
+    atomic_xor,
+    block_dim,
+    cast,
+    ceil,
+    clock_counter,
+    cos,
+    exp,
+    floor,
+    grouped,
+    log,
+    loop_config,
+    max,
+    min,
+    ndrange,
+    pow,
+    random,
+    round,
+    select,
+    sin,
+    sqrt,
+    static,
+    tan,
+    tanh,
+)
+from ti_notebook.lang.session import init, reset
+from ti_notebook.lang.types import (
+    f16,
+    f32,
+    f64,
+    float16,
+    float32,
+    float64,
+    i8,
+    i16,
+    i32,
+    i64,
+    int8,
+    int16,
+    int32,
+    int64,
+    u8,
+    u16,
+    u32,
+    u64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+__version__ = "0.1.0"
+
+types = _Namespace(ndarray=NdarrayType, template=template, f32=f32, f64=f64, i32=i32, i64=i64)
+
+__all__ = [
+    "Field",
+    "Func",
+    "Kernel",
+    "Ndarray",
+    "Template",
+    "abs",
+    "acos",
+    "arm64",
+    "asin",
+    "atan2",
+    "atomic_add",
+    "atomic_and",
+    "atomic_max",
+    "atomic_min",
+    "atomic_or",
+    "atomic_sub",
+    "atomic_xor",
+    "block_dim",
+    "cast",
+    "ceil",
+    "clock_counter",
+    "cos",
+    "cpu",
+    "cuda",
+    "errors",
+    "exp",
+    "f16",
+    "f32",
+    "f64",
+    "field",
+    "float16",
+    "float32",
+    "float64",
+    "floor",
+    "func",
+    "gpu",
+    "grouped",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "init",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "kernel",
+    "log",
+    "loop_config",
+    "max",
+    "metal",
+    "min",
+    "ndarray",
+    "ndrange",
+    "opengl",
+    "pow",
+    "random",
+    "reset",
+    "round",
+    "select",
+    "sin",
+    "sqrt",
+    "static",
+    "tan",
+    "tanh",
+    "template",
+    "types",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "vulkan",
+    "x64",
+]
+
+_ = _config_module

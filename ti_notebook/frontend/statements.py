@@ -66,6 +66,14 @@ class StatementsMixin:
             raise self.unsupported(node, f"the operator {type(node.op).__name__}=")
         value = self.expr(node.value)
         target = node.target
+        if isinstance(target, ast.Name) and op in _ATOMIC_AUG | {"min", "max"}:
+            local = self.find_local(target.id)
+            if isinstance(local, ir.AllocaStmt):
+                # Taichi: '+=' is an atomic add, also on a kernel-scope local that a
+                # parallel loop updates; codegen demotes it where no other thread sees it.
+                self.check_scalar(value, node)
+                self.atomic(op, local, value)
+                return
         if isinstance(target, ast.Subscript):
             ptr = self.lvalue(target)
             if isinstance(ptr, ir.Stmt) and op in _ATOMIC_AUG | {"min", "max"}:

@@ -58,6 +58,11 @@ class Stmt:
     def blocks(self) -> list[Block]:
         return [b for name in self.block_names if (b := getattr(self, name)) is not None]
 
+    def walk_all(self) -> Iterator[Stmt]:
+        """Every statement in this statement's child blocks, in program order."""
+        for block in self.blocks():
+            yield from block.walk()
+
     def __repr__(self) -> str:
         return f"${self.id}"
 
@@ -402,6 +407,7 @@ class OffloadedStmt(Stmt):
     the kernel's serial code (evaluated before the launch) or ints.
     """
 
+    operand_names = ("begin", "end")
     block_names = ("prologue", "body", "epilogue")
     has_side_effect = True
 
@@ -413,6 +419,9 @@ class OffloadedStmt(Stmt):
         self.end: Stmt | int = 0
         self.field: Any = None
         self.loop: Stmt | None = None  # the for statement this task came from
+        # ndrange axes of the loop, as values available inside the task
+        self.extents: list[Stmt] = []
+        self.starts: list[Stmt] = []
         self.prologue = _block(self, None)
         self.body = _block(self, None)
         self.epilogue = _block(self, None)

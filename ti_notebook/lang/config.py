@@ -70,6 +70,12 @@ class Config:
 
 _current = Config()
 _initialized = False
+_generation = 0
+
+
+def generation() -> int:
+    """Changes whenever ti.init/ti.reset replaces the configuration."""
+    return _generation
 
 
 def current() -> Config:
@@ -121,7 +127,9 @@ def make_config(arch: str | None = None, **options) -> Config:
     return config
 
 
-def set_current(config: Config) -> None:
-    global _current, _initialized
-    _current = config
-    _initialized = True
+def set_current(config: Config | None) -> None:
+    """Installs ``config`` (None: back to the uninitialised defaults)."""
+    global _current, _initialized, _generation
+    _current = config if config is not None else Config()
+    _initialized = config is not None
+    _generation += 1

@@ -1,0 +1,1 @@
+"""IR to LLVM IR (llvmlite)."""

@@ -1,0 +1,239 @@
+"""Pieces of LLVM code generation that every backend shares: types and arithmetic.
+
+Arithmetic follows Python where Taichi does: ``//`` floors, ``%`` takes the divisor's
+sign, integer division by zero gives 0 instead of trapping (a trap would kill the
+notebook's kernel process).
+
+    >>> from ti_notebook.lang import types
+    >>> str(llvm_type(types.f32)), str(llvm_type(types.u8))
+    ('float', 'i8')
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ll
+
+from ti_notebook.lang import types
+
+I1 = ll.IntType(1)
+I8 = ll.IntType(8)
+I32 = ll.IntType(32)
+I64 = ll.IntType(64)
+F64 = ll.DoubleType()
+PTR = ll.PointerType()
+VOID = ll.VoidType()
+
+# Context layout (bytes): shared by codegen and the launcher in runtime/launch.py.
+CTX_ROOTS = 0
+CTX_TEMPS = 8
+CTX_ERROR = 16
+CTX_ERROR_ARGS = 24  # ERROR_ARG_SLOTS x i64
+ERROR_ARG_SLOTS = 8
+CTX_RETURN = 88
+CTX_SEED = 96
+CTX_ARGS = 104
+
+FAST_FLAGS = ("reassoc", "nsz", "arcp", "contract", "afn")
+
+
+def llvm_type(dtype: types.DataType) -> ll.Type:
+    if dtype.is_float:
+        return {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[dtype.bits]
+    return ll.IntType(dtype.bits)
+
+
+def const(dtype: types.DataType, value) -> ll.Constant:
+    return ll.Constant(llvm_type(dtype), float(value) if dtype.is_float else int(value))
+
+
+class Arithmetic:
+    """Emits typed operations with an ``ll.IRBuilder``; subclasses own ``self.b``."""
+
+    b: ll.IRBuilder
+    module: ll.Module
+    fast_math: bool
+
+    def intrinsic(self, name: str, ret: ll.Type, args: list) -> ll.Value:
+        fn = self.declare(name, ret, [a.type for a in args])
+        is_float = isinstance(ret, (ll.FloatType, ll.DoubleType, ll.HalfType))
+        flags = FAST_FLAGS if self.fast_math and is_float else ()
+        return self.b.call(fn, args, fastmath=flags)
+
+    def declare(self, name: str, ret: ll.Type, arg_types: list) -> ll.Function:
+        existing = self.module.globals.get(name)
+        if existing is not None:
+            return existing
+        return ll.Function(self.module, ll.FunctionType(ret, arg_types), name)
+
+    def flagged(self, inst: ll.Instruction) -> ll.Instruction:
+        if self.fast_math:
+            inst.flags.extend(FAST_FLAGS)
+        return inst
+
+    def suffix(self, dtype: types.DataType) -> str:
+        return {16: "f16", 32: "f32", 64: "f64"}[dtype.bits]
+
+    # -- casts ---------------------------------------------------------------------
+    def cast(self, value: ll.Value, src: types.DataType, dst: types.DataType) -> ll.Value:
+        b, target = self.b, llvm_type(dst)
+        if src is dst:
+            return value
+        if src.is_float and dst.is_float:
+            return b.fpext(value, target) if dst.bits > src.bits else b.fptrunc(value, target)
+        if src.is_float:
+            name = "llvm.fptosi.sat" if dst.is_signed else "llvm.fptoui.sat"
+            fn_name = f"{name}.i{dst.bits}.{self.suffix(src)}"
+            return self.intrinsic(fn_name, target, [value])
+        if dst.is_float:
+            return b.sitofp(value, target) if src.is_signed else b.uitofp(value, target)
+        if dst.bits < src.bits:
+            return b.trunc(value, target)
+        if dst.bits > src.bits:
+            return b.sext(value, target) if src.is_signed else b.zext(value, target)
+        return value
+
+    def truth(self, value: ll.Value) -> ll.Value:
+        return self.b.icmp_unsigned("!=", value, ll.Constant(value.type, 0))
+
+    # -- binary --------------------------------------------------------------------
+    def binary(self, op: str, a: ll.Value, c: ll.Value, dtype: types.DataType) -> ll.Value:
+        b = self.b
+        if op in ("lt", "le", "gt", "ge", "eq", "ne"):
+            return b.zext(self.compare(op, a, c, dtype), I32)
+        if op in ("logical_and", "logical_or"):
+            x, y = self.truth(a), self.truth(c)
+            return b.zext(b.and_(x, y) if op == "logical_and" else b.or_(x, y), I32)
+        if dtype.is_float:
+            return self.float_binary(op, a, c, dtype)
+        return self.int_binary(op, a, c, dtype)
+
+    def compare(self, op: str, a, c, dtype: types.DataType) -> ll.Value:
+        symbol = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}[op]
+        if dtype.is_float:
+            if op == "ne":
+                return self.b.fcmp_unordered(symbol, a, c)
+            return self.b.fcmp_ordered(symbol, a, c)
+        if dtype.is_signed:
+            return self.b.icmp_signed(symbol, a, c)
+        return self.b.icmp_unsigned(symbol, a, c)
+
+    def float_binary(self, op: str, a, c, dtype) -> ll.Value:
+        b, t, sfx = self.b, llvm_type(dtype), self.suffix(dtype)
+        simple = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul, "truediv": b.fdiv}
+        if op in simple:
+            return self.flagged(simple[op](a, c))
+        if op == "floordiv":
+            return self.intrinsic(f"llvm.floor.{sfx}", t, [self.flagged(b.fdiv(a, c))])
+        if op == "mod":
+            q = self.intrinsic(f"llvm.floor.{sfx}", t, [self.flagged(b.fdiv(a, c))])
+            return self.flagged(b.fsub(a, self.flagged(b.fmul(c, q))))
+        if op == "pow":
+            return self.intrinsic(f"llvm.pow.{sfx}", t, [a, c])
+        if op in ("min", "max"):
+            return self.intrinsic(f"llvm.{op}num.{sfx}", t, [a, c])
+        if op == "atan2":
+            name = {32: "atan2f", 64: "atan2"}.get(dtype.bits, "atan2f")
+            return b.call(self.declare(name, t, [t, t]), [a, c])
+        raise NotImplementedError(op)
+
+    def int_binary(self, op: str, a, c, dtype) -> ll.Value:
+        b, t = self.b, llvm_type(dtype)
+        zero, one = ll.Constant(t, 0), ll.Constant(t, 1)
+        simple = {
+            "add": b.add,
+            "sub": b.sub,
+            "mul": b.mul,
+            "bit_and": b.and_,
+            "bit_or": b.or_,
+            "bit_xor": b.xor,
+            "shl": b.shl,
+        }
+        if op in simple:
+            return simple[op](a, c)
+        if op == "shr":
+            return b.ashr(a, c) if dtype.is_signed else b.lshr(a, c)
+        if op in ("min", "max"):
+            symbol = "<" if op == "min" else ">"
+            cmp = b.icmp_signed if dtype.is_signed else b.icmp_unsigned
+            return b.select(cmp(symbol, a, c), a, c)
+        if op in ("floordiv", "mod", "truediv"):
+            is_zero = b.icmp_unsigned("==", c, zero)
+            safe = b.select(is_zero, one, c)
+            if not dtype.is_signed:
+                result = b.udiv(a, safe) if op != "mod" else b.urem(a, safe)
+                return b.select(is_zero, zero, result)
+            q, r = b.sdiv(a, safe), b.srem(a, safe)
+            # Python rounds toward -inf: adjust when the remainder's sign differs.
+            adjust = b.and_(
+                b.icmp_signed("!=", r, zero),
+                b.icmp_signed("!=", b.icmp_signed("<", r, zero), b.icmp_signed("<", safe, zero)),
+            )
+            if op == "mod":
+                result = b.select(adjust, b.add(r, safe), r)
+            else:
+                result = b.select(adjust, b.sub(q, one), q)
+            return b.select(is_zero, zero, result)
+        if op == "pow":
+            fn = self.int_pow_function(dtype)
+            return b.call(fn, [a, c])
+        raise NotImplementedError(op)
+
+    def int_pow_function(self, dtype) -> ll.Function:
+        """``tin_ipow_<type>(base, exp)`` by squaring; a negative exponent gives 0."""
+        name = f"tin_ipow_{dtype.name}"
+        existing = self.module.globals.get(name)
+        if existing is not None:
+            return existing
+        t = llvm_type(dtype)
+        fn = ll.Function(self.module, ll.FunctionType(t, [t, t]), name)
+        fn.linkage = "internal"
+        base, exp = fn.args
+        entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "loop", "done"))
+        b = ll.IRBuilder(entry)
+        neg = (
+            b.icmp_signed("<", exp, ll.Constant(t, 0)) if dtype.is_signed else ll.Constant(I1, 0)
+        )
+        b.cbranch(neg, done, loop)
+        b.position_at_end(loop)
+        acc = b.phi(t)
+        cur = b.phi(t)
+        e = b.phi(t)
+        odd = b.trunc(e, I1)
+        acc2 = b.select(odd, b.mul(acc, cur), acc)
+        e2 = b.lshr(e, ll.Constant(t, 1))
+        cur2 = b.mul(cur, cur)
+        acc.add_incoming(ll.Constant(t, 1), entry)
+        acc.add_incoming(acc2, loop)
+        cur.add_incoming(base, entry)
+        cur.add_incoming(cur2, loop)
+        e.add_incoming(exp, entry)
+        e.add_incoming(e2, loop)
+        b.cbranch(b.icmp_unsigned("==", e2, ll.Constant(t, 0)), done, loop)
+        b.position_at_end(done)
+        result = b.phi(t)
+        result.add_incoming(ll.Constant(t, 0), entry)
+        result.add_incoming(acc2, loop)
+        b.ret(result)
+        return fn
+
+    # -- unary ---------------------------------------------------------------------
+    def unary(self, op: str, a: ll.Value, dtype: types.DataType) -> ll.Value:
+        b, t = self.b, llvm_type(dtype)
+        if op == "neg":
+            return self.flagged(b.fneg(a)) if dtype.is_float else b.neg(a)
+        if op == "bit_not":
+            return b.not_(a)
+        if op == "abs":
+            if dtype.is_float:
+                return self.intrinsic(f"llvm.fabs.{self.suffix(dtype)}", t, [a])
+            if not dtype.is_signed:
+                return a
+            return self.intrinsic(f"llvm.abs.i{dtype.bits}", t, [a, ll.Constant(I1, 0)])
+        llvm_intrinsics = {"sqrt", "sin", "cos", "exp", "log", "floor", "ceil", "round", "tan"}
+        if op in llvm_intrinsics:
+            return self.intrinsic(f"llvm.{op}.{self.suffix(dtype)}", t, [a])
+        libm = {"asin", "acos", "atan", "tanh"}
+        if op in libm:
+            name = op + ("f" if dtype.bits == 32 else "")
+            return b.call(self.declare(name, t, [t]), [a])
+        raise NotImplementedError(op)

@@ -1,0 +1,168 @@
+"""IR → one LLVM module per kernel, for the host CPU.
+
+The module has an entry function ``<name>_entry(ctx)`` that runs the serial tasks
+inline and hands each parallel task ``<name>_task<k>(ctx, begin, end)`` to the native
+thread pool through ``tin_parallel_for``. ``ctx`` is the launch context whose layout is
+in ``codegen/common.py``.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.kernel
+    ... def one() -> ti.i32:
+    ...     return 1
+    >>> "define void @" in one.stages()["llvm"]
+    True
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import llvmlite.ir as ll
+
+from ti_notebook.codegen import common as c
+from ti_notebook.codegen.function import FunctionEmitter
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.lang.config import Config
+
+_counter = itertools.count()
+
+# Smallest chunk of a parallel loop, in iterations: below two chunks the loop runs
+# inline on the caller, so a small loop never pays for waking the pool.
+MIN_GRAIN_SIMPLE_BODY = 4096
+MIN_GRAIN_LOOPING_BODY = 1
+CHUNKS_PER_THREAD = 4
+
+
+def symbol_prefix(kernel_name: str) -> str:
+    safe = "".join(ch if ch.isalnum() else "_" for ch in kernel_name)
+    return f"tin_{safe}_{next(_counter)}"
+
+
+class CpuModuleGenerator:
+    """Builds the LLVM module of one specialised kernel."""
+
+    def __init__(self, kernel: KernelIR, config: Config, arg_offsets: dict[int, int]) -> None:
+        self.kernel = kernel
+        self.config = config
+        self.arg_offsets = arg_offsets
+        self.prefix = symbol_prefix(kernel.name)
+        self.module = ll.Module(name=kernel.name)
+        self.prints: list[dict] = []
+        self.asserts: list[dict] = []
+
+    @property
+    def entry_name(self) -> str:
+        return f"{self.prefix}_entry"
+
+    # -- registries the launcher reads -------------------------------------------------
+    def register_print(self, stmt: ir.PrintStmt) -> int:
+        parts = []
+        for item in stmt.items:
+            if item is None:
+                parts.append(("sep",))
+            elif isinstance(item, str):
+                parts.append(("text", item))
+            else:
+                parts.append(("value", item.dtype.name))
+        self.prints.append({"parts": parts, "sep": stmt.sep, "end": stmt.end})
+        return len(self.prints) - 1
+
+    def register_assert(self, stmt: ir.AssertStmt) -> int:
+        self.asserts.append(
+            {
+                "message": stmt.message,
+                "kind": stmt.kind,
+                "pos": stmt.pos,
+                "nargs": len(stmt.args),
+            }
+        )
+        return len(self.asserts)
+
+    # -- module ------------------------------------------------------------------------
+    def generate(self) -> str:
+        tasks = self.kernel.tasks()
+        task_functions = {}
+        for k, task in enumerate(tasks):
+            if task.kind != "serial":
+                task_functions[task.id] = self.task_function(task, k)
+        self.entry_function(tasks, task_functions)
+        return str(self.module)
+
+    def task_function(self, task: ir.OffloadedStmt, k: int) -> ll.Function:
+        fn_type = ll.FunctionType(c.VOID, [c.PTR, c.I64, c.I64])
+        fn = ll.Function(self.module, fn_type, f"{self.prefix}_task{k}")
+        fn.linkage = "internal"
+        fn.args[0].add_attribute("noalias")
+        begin64, end64 = fn.args[1], fn.args[2]
+        emitter = FunctionEmitter(self, fn, rng_seed=begin64)
+        emitter.block(task.prologue)
+        b = emitter.b
+        begin, end = b.trunc(begin64, c.I32), b.trunc(end64, c.I32)
+        if task.kind == "struct_for":
+            extents = [ll.Constant(c.I32, n) for n in task.loop.shape]
+            starts = [ll.Constant(c.I32, 0) for _ in task.loop.shape]
+        else:
+            extents = [emitter.v(e) for e in task.extents]
+            starts = [emitter.v(s) for s in task.starts]
+        emitter.counted_loop(task.loop, begin, end, extents, starts, task.body)
+        emitter.block(task.epilogue)
+        emitter.finish()
+        return fn
+
+    def entry_function(self, tasks: list[ir.OffloadedStmt], task_functions: dict) -> None:
+        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), self.entry_name)
+        emitter = FunctionEmitter(self, fn)
+        if self.kernel.temps_size:
+            eb = emitter.entry_builder
+            temps = eb.alloca(ll.ArrayType(c.I8, self.kernel.temps_size), name="temps")
+            temps.align = 16
+            slot = eb.gep(emitter.ctx, [ll.Constant(c.I64, c.CTX_TEMPS)], source_etype=c.I8)
+            eb.store(temps, slot)
+        for task in tasks:
+            if emitter.b.block.is_terminated:
+                emitter.b.position_at_end(fn.append_basic_block("dead"))
+            if task.kind == "serial":
+                emitter.block(task.body)
+            else:
+                self.launch(emitter, task, task_functions[task.id])
+        emitter.finish()
+
+    def launch(self, emitter: FunctionEmitter, task: ir.OffloadedStmt, task_fn) -> None:
+        b = emitter.b
+        begin = self.bound(emitter, task.begin)
+        end = self.bound(emitter, task.end)
+        threads = int(task.config.get("parallelize") or 0)
+        threads = min(threads, self.config.num_threads) if threads else self.config.num_threads
+        block_dim = int(task.config.get("block_dim") or 0)
+        if block_dim > 0:
+            grain = ll.Constant(c.I64, block_dim)
+        else:
+            count = b.sub(end, begin)
+            per = ll.Constant(c.I64, max(threads, 1) * CHUNKS_PER_THREAD)
+            auto = b.sdiv(b.add(count, b.sub(per, ll.Constant(c.I64, 1))), per)
+            has_loops = any(
+                isinstance(s, (ir.RangeForStmt, ir.StructForStmt, ir.WhileStmt))
+                for s in task.body.walk()
+            )
+            floor = MIN_GRAIN_LOOPING_BODY if has_loops else MIN_GRAIN_SIMPLE_BODY
+            floor_value = ll.Constant(c.I64, floor)
+            grain = b.select(b.icmp_signed(">", auto, floor_value), auto, floor_value)
+        pool = emitter.declare(
+            "tin_parallel_for", c.VOID, [c.PTR, c.PTR, c.I64, c.I64, c.I64, c.I32]
+        )
+        b.call(pool, [task_fn, emitter.ctx, begin, end, grain, ll.Constant(c.I32, threads)])
+        if any(isinstance(s, ir.AssertStmt) for s in task.walk_all()):
+            error = b.load(emitter.ctx_pointer(c.CTX_ERROR), typ=c.I64)
+            failed = emitter.fn.append_basic_block("task_failed")
+            go_on = emitter.fn.append_basic_block("task_ok")
+            b.cbranch(b.icmp_unsigned("!=", error, ll.Constant(c.I64, 0)), failed, go_on)
+            b.position_at_end(failed)
+            b.ret_void()
+            b.position_at_end(go_on)
+
+    def bound(self, emitter: FunctionEmitter, value) -> ll.Value:
+        if isinstance(value, int):
+            return ll.Constant(c.I64, value)
+        return emitter.b.sext(emitter.v(value), c.I64)

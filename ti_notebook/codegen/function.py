@@ -1,0 +1,355 @@
+"""Emits one LLVM function (a task or the kernel's entry) from IR statements.
+
+Loop-invariant things (argument values, field base addresses, the temporaries
+pointer) are loaded once in the function's entry block, so LLVM sees them as plain SSA
+values and can vectorise loops that use them.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ll
+
+from ti_notebook.codegen import common as c
+from ti_notebook.codegen.common import Arithmetic, llvm_type
+from ti_notebook.ir import nodes as ir
+from ti_notebook.lang import types
+
+
+class FunctionEmitter(Arithmetic):
+    """Statement-by-statement emission into ``fn`` (whose first argument is ctx)."""
+
+    def __init__(self, module_gen, fn: ll.Function, rng_seed: ll.Value | None = None) -> None:
+        self.gen = module_gen
+        self.module = module_gen.module
+        self.fast_math = module_gen.config.fast_math
+        self.fn = fn
+        self.ctx = fn.args[0]
+        entry = fn.append_basic_block("entry")
+        self.entry_builder = ll.IRBuilder(entry)
+        self.start = fn.append_basic_block("start")
+        self.b = ll.IRBuilder(self.start)
+        self.values: dict[int, ll.Value] = {}
+        self.cached: dict[tuple, ll.Value] = {}
+        self.loop_indices: dict[int, list[ll.Value]] = {}
+        self.loop_targets: list[tuple[ll.Block, ll.Block]] = []  # (continue, break)
+        self.rng_state: ll.Value | None = None
+        self.rng_seed = rng_seed
+
+    def finish(self) -> None:
+        if not self.b.block.is_terminated:
+            self.b.ret_void()
+        self.entry_builder.branch(self.start)
+
+    # -- entry-block values ------------------------------------------------------------
+    def ctx_slot(self, offset: int, typ: ll.Type, builder: ll.IRBuilder | None = None):
+        b = builder or self.entry_builder
+        ptr = b.gep(self.ctx, [ll.Constant(c.I64, offset)], source_etype=c.I8)
+        return b.load(ptr, typ=typ)
+
+    def ctx_pointer(self, offset: int) -> ll.Value:
+        return self.b.gep(self.ctx, [ll.Constant(c.I64, offset)], source_etype=c.I8)
+
+    def invariant(self, key: tuple, make) -> ll.Value:
+        if key not in self.cached:
+            self.cached[key] = make()
+        return self.cached[key]
+
+    def root(self, tree_id: int) -> ll.Value:
+        def load():
+            table = self.invariant(("roots",), lambda: self.ctx_slot(c.CTX_ROOTS, c.PTR))
+            eb = self.entry_builder
+            slot = eb.gep(table, [ll.Constant(c.I64, tree_id)], source_etype=c.I64)
+            return eb.load(slot, typ=c.PTR)
+
+        return self.invariant(("root", tree_id), load)
+
+    def temps(self) -> ll.Value:
+        return self.invariant(("temps",), lambda: self.ctx_slot(c.CTX_TEMPS, c.PTR))
+
+    def arg(self, arg_index: int, dtype: types.DataType) -> ll.Value:
+        offset = self.gen.arg_offsets[arg_index]
+
+        def load():
+            if dtype.is_float:
+                raw = self.ctx_slot(offset, c.F64)
+                return self.with_entry(lambda: self.cast(raw, types.f64, dtype))
+            raw = self.ctx_slot(offset, c.I64)
+            return self.with_entry(lambda: self.cast(raw, types.i64, dtype))
+
+        return self.invariant(("arg", arg_index, dtype.name), load)
+
+    def external_shape(self, arg_index: int, axis: int) -> ll.Value:
+        offset = self.gen.arg_offsets[arg_index] + 8 + 8 * axis
+        return self.invariant(("shape", arg_index, axis), lambda: self.ctx_slot(offset, c.I64))
+
+    def external_data(self, arg_index: int) -> ll.Value:
+        offset = self.gen.arg_offsets[arg_index]
+        return self.invariant(("data", arg_index), lambda: self.ctx_slot(offset, c.PTR))
+
+    def with_entry(self, make):
+        saved, self.b = self.b, self.entry_builder
+        try:
+            return make()
+        finally:
+            self.b = saved
+
+    def alloca(self, typ: ll.Type, name: str = "") -> ll.Value:
+        return self.entry_builder.alloca(typ, name=name)
+
+    # -- statements --------------------------------------------------------------------
+    def block(self, block: ir.Block) -> None:
+        for stmt in block.stmts:
+            if self.b.block.is_terminated:
+                self.b.position_at_end(self.fn.append_basic_block("dead"))
+            self.stmt(stmt)
+
+    def stmt(self, stmt: ir.Stmt) -> None:
+        handler = getattr(self, "emit_" + type(stmt).__name__.removesuffix("Stmt"))
+        result = handler(stmt)
+        if result is not None:
+            self.values[stmt.id] = result
+
+    def v(self, stmt: ir.Stmt) -> ll.Value:
+        return self.values[stmt.id]
+
+    def emit_Const(self, s: ir.ConstStmt):
+        return c.const(s.dtype, s.value)
+
+    def emit_ArgLoad(self, s: ir.ArgLoadStmt):
+        return self.arg(s.arg_index, s.dtype)
+
+    def emit_ExternalShape(self, s: ir.ExternalShapeStmt):
+        return self.with_entry(
+            lambda: self.cast(self.external_shape(s.arg_index, s.axis), types.i64, s.dtype)
+        )
+
+    def emit_BinaryOp(self, s: ir.BinaryOpStmt):
+        return self.binary(s.op, self.v(s.lhs), self.v(s.rhs), s.lhs.dtype)
+
+    def emit_UnaryOp(self, s: ir.UnaryOpStmt):
+        return self.unary(s.op, self.v(s.operand), s.dtype)
+
+    def emit_Cast(self, s: ir.CastStmt):
+        if s.bitcast:
+            return self.b.bitcast(self.v(s.operand), llvm_type(s.dtype))
+        return self.cast(self.v(s.operand), s.operand.dtype, s.dtype)
+
+    def emit_Select(self, s: ir.SelectStmt):
+        return self.b.select(self.truth(self.v(s.cond)), self.v(s.true_value), self.v(s.false_value))
+
+    def emit_LoopIndex(self, s: ir.LoopIndexStmt):
+        return self.loop_indices[s.loop.id][s.axis]
+
+    def emit_Alloca(self, s: ir.AllocaStmt):
+        slot = self.alloca(llvm_type(s.dtype), s.name)
+        return slot
+
+    def emit_LocalLoad(self, s: ir.LocalLoadStmt):
+        return self.b.load(self.v(s.alloca), typ=llvm_type(s.dtype))
+
+    def emit_LocalStore(self, s: ir.LocalStoreStmt):
+        self.b.store(self.v(s.value), self.v(s.alloca))
+
+    def emit_RootPtr(self, s: ir.RootPtrStmt):
+        return self.root(s.tree_id)
+
+    def emit_TempPtr(self, s: ir.TempPtrStmt):
+        return self.b.gep(self.temps(), [ll.Constant(c.I64, s.offset)], source_etype=c.I8)
+
+    def emit_PtrOffset(self, s: ir.PtrOffsetStmt):
+        return self.b.gep(self.v(s.base), [self.v(s.byte_offset)], source_etype=c.I8)
+
+    def emit_ExternalPtr(self, s: ir.ExternalPtrStmt):
+        b = self.b
+        linear = None
+        for axis, index in enumerate(s.indices):
+            wide = b.sext(self.v(index), c.I64)
+            linear = wide if linear is None else b.add(b.mul(linear, self.shape64(s, axis)), wide)
+        data = self.external_data(s.arg_index)
+        if linear is None:
+            return data
+        return b.gep(data, [linear], source_etype=llvm_type(s.dtype))
+
+    def shape64(self, s: ir.ExternalPtrStmt, axis: int) -> ll.Value:
+        return self.external_shape(s.arg_index, axis)
+
+    def emit_GlobalLoad(self, s: ir.GlobalLoadStmt):
+        return self.b.load(self.v(s.ptr), typ=llvm_type(s.dtype), align=s.dtype.size)
+
+    def emit_GlobalStore(self, s: ir.GlobalStoreStmt):
+        self.b.store(self.v(s.value), self.v(s.ptr), align=s.value.dtype.size)
+
+    def emit_AtomicOp(self, s: ir.AtomicOpStmt):
+        dtype = s.value.dtype
+        value = self.v(s.value)
+        if isinstance(s.dest, ir.AllocaStmt):  # thread-private: a plain read-modify-write
+            slot = self.v(s.dest)
+            old = self.b.load(slot, typ=llvm_type(dtype))
+            self.b.store(self.binary(s.op, old, value, dtype), slot)
+            return old
+        if dtype.is_float:
+            op = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}.get(s.op)
+            if op is None:
+                raise NotImplementedError(f"atomic {s.op} on floats")
+        else:
+            op = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or"}.get(s.op)
+            op = op or {"bit_xor": "xor"}.get(s.op)
+            if s.op in ("min", "max"):
+                op = s.op if dtype.is_signed else "u" + s.op
+        return self.b.atomic_rmw(op, self.v(s.dest), value, "monotonic")
+
+    def emit_Rand(self, s: ir.RandStmt):
+        state = self.rng()
+        b = self.b
+        x = b.load(state, typ=c.I64)
+        # xorshift64*: small, fast and good enough for Monte Carlo in kernels.
+        x = b.xor(x, b.lshr(x, ll.Constant(c.I64, 12)))
+        x = b.xor(x, b.shl(x, ll.Constant(c.I64, 25)))
+        x = b.xor(x, b.lshr(x, ll.Constant(c.I64, 27)))
+        b.store(x, state)
+        r = b.mul(x, ll.Constant(c.I64, 0x2545F4914F6CDD1D))
+        dtype = s.dtype
+        if dtype.is_float:
+            mantissa = 24 if dtype.bits <= 32 else 53
+            bits = b.lshr(r, ll.Constant(c.I64, 64 - mantissa))
+            scaled = b.uitofp(bits, llvm_type(dtype))
+            return self.flagged(
+                b.fmul(scaled, ll.Constant(llvm_type(dtype), 1.0 / (1 << mantissa)))
+            )
+        shifted = b.lshr(r, ll.Constant(c.I64, 64 - dtype.bits)) if dtype.bits < 64 else r
+        return b.trunc(shifted, llvm_type(dtype)) if dtype.bits < 64 else shifted
+
+    def rng(self) -> ll.Value:
+        if self.rng_state is None:
+            eb = self.entry_builder
+            self.rng_state = eb.alloca(c.I64, name="rng")
+            seed = self.ctx_slot(c.CTX_SEED, c.I64)
+            if self.rng_seed is not None:
+                seed = eb.xor(seed, eb.mul(self.rng_seed, ll.Constant(c.I64, 0x9E3779B97F4A7C15)))
+            seed = eb.or_(seed, ll.Constant(c.I64, 1))  # xorshift needs a nonzero state
+            eb.store(seed, self.rng_state)
+        return self.rng_state
+
+    def emit_Clock(self, s: ir.ClockStmt):
+        return self.intrinsic("llvm.readcyclecounter", c.I64, [])
+
+    # -- control flow ------------------------------------------------------------------
+    def emit_If(self, s: ir.IfStmt):
+        b = self.b
+        then_block = self.fn.append_basic_block("then")
+        else_block = self.fn.append_basic_block("else")
+        merge = self.fn.append_basic_block("endif")
+        b.cbranch(self.truth(self.v(s.cond)), then_block, else_block)
+        for target, body in ((then_block, s.true_block), (else_block, s.false_block)):
+            b.position_at_end(target)
+            self.block(body)
+            if not b.block.is_terminated:
+                b.branch(merge)
+        b.position_at_end(merge)
+
+    def emit_While(self, s: ir.WhileStmt):
+        b = self.b
+        body = self.fn.append_basic_block("while")
+        exit_block = self.fn.append_basic_block("endwhile")
+        b.branch(body)
+        b.position_at_end(body)
+        self.loop_targets.append((body, exit_block))
+        self.block(s.body)
+        self.loop_targets.pop()
+        if not b.block.is_terminated:
+            b.branch(body)
+        b.position_at_end(exit_block)
+
+    def emit_Break(self, s: ir.BreakStmt):
+        self.b.branch(self.loop_targets[-1][1])
+
+    def emit_Continue(self, s: ir.ContinueStmt):
+        self.b.branch(self.loop_targets[-1][0])
+
+    def emit_RangeFor(self, s: ir.RangeForStmt):
+        extents = [self.v(e) for e in s.extents]
+        starts = [self.v(x) for x in s.starts]
+        self.counted_loop(s, self.v(s.begin), self.v(s.end), extents, starts, s.body)
+
+    def emit_StructFor(self, s: ir.StructForStmt):
+        extents = [ll.Constant(c.I32, n) for n in s.shape]
+        starts = [ll.Constant(c.I32, 0) for _ in s.shape]
+        total = 1
+        for n in s.shape:
+            total *= n
+        zero, end = ll.Constant(c.I32, 0), ll.Constant(c.I32, total)
+        self.counted_loop(s, zero, end, extents, starts, s.body)
+
+    def counted_loop(self, loop, begin, end, extents, starts, body, epilogue=None) -> None:
+        """``for flat in [begin, end)``, splitting ``flat`` into ndrange axes."""
+        b = self.b
+        counter = self.alloca(c.I32, "i")
+        b.store(begin, counter)
+        header = self.fn.append_basic_block("for")
+        body_block = self.fn.append_basic_block("body")
+        latch = self.fn.append_basic_block("next")
+        exit_block = self.fn.append_basic_block("endfor")
+        b.branch(header)
+        b.position_at_end(header)
+        flat = b.load(counter, typ=c.I32)
+        b.cbranch(b.icmp_signed("<", flat, end), body_block, exit_block)
+        b.position_at_end(body_block)
+        self.loop_indices[loop.id] = self.split_index(flat, extents, starts)
+        self.loop_targets.append((latch, exit_block))
+        self.block(body)
+        self.loop_targets.pop()
+        if not b.block.is_terminated:
+            b.branch(latch)
+        b.position_at_end(latch)
+        b.store(b.add(flat, ll.Constant(c.I32, 1), flags=["nsw"]), counter)
+        b.branch(header)
+        b.position_at_end(exit_block)
+
+    def split_index(self, flat, extents, starts) -> list[ll.Value]:
+        if not extents:
+            return [flat]
+        b = self.b
+        indices = []
+        rest = flat
+        for axis in range(len(extents) - 1, -1, -1):
+            if axis == 0:
+                local = rest
+            else:
+                local = b.urem(rest, extents[axis])
+                rest = b.udiv(rest, extents[axis])
+            indices.append(b.add(local, starts[axis], flags=["nsw"]))
+        return indices[::-1]
+
+    def emit_Return(self, s: ir.ReturnStmt):
+        self.b.store(self.v(s.value), self.ctx_pointer(c.CTX_RETURN))
+
+    def emit_Print(self, s: ir.PrintStmt):
+        values = [item for item in s.items if isinstance(item, ir.Stmt)]
+        print_id = self.gen.register_print(s)
+        b = self.b
+        array = self.alloca(ll.ArrayType(c.I64, max(len(values), 1)), "print_args")
+        for k, item in enumerate(values):
+            raw = self.v(item)
+            if item.dtype.is_float:
+                wide = self.cast(raw, item.dtype, types.f64)
+                raw = b.bitcast(wide, c.I64)
+            else:
+                raw = self.cast(raw, item.dtype, types.i64 if item.dtype.is_signed else types.u64)
+            slot = b.gep(array, [ll.Constant(c.I32, 0), ll.Constant(c.I32, k)], source_etype=array.allocated_type)
+            b.store(raw, slot)
+        fn = self.declare("tin_print", c.VOID, [c.PTR, c.I32, c.PTR])
+        b.call(fn, [self.ctx, ll.Constant(c.I32, print_id), array])
+
+    def emit_Assert(self, s: ir.AssertStmt):
+        code = self.gen.register_assert(s)
+        b = self.b
+        fail = self.fn.append_basic_block("assert_fail")
+        ok = self.fn.append_basic_block("assert_ok")
+        b.cbranch(self.truth(self.v(s.cond)), ok, fail)
+        b.position_at_end(fail)
+        for k, arg in enumerate(s.args[: c.ERROR_ARG_SLOTS]):
+            wide = self.cast(self.v(arg), arg.dtype, types.i64)
+            b.store(wide, self.ctx_pointer(c.CTX_ERROR_ARGS + 8 * k))
+        b.store(ll.Constant(c.I64, code), self.ctx_pointer(c.CTX_ERROR))
+        b.ret_void()
+        b.position_at_end(ok)

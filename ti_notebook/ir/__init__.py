@@ -1,0 +1,1 @@
+"""IR nodes, printer and transforms."""

@@ -1,0 +1,1 @@
+"""User-facing language objects: types, fields, kernels."""

@@ -1,0 +1,145 @@
+"""The compile pipeline with explicit inputs: a :class:`CompileRequest` → machine code.
+
+Everything that decides the generated code is in the request (source, template values,
+argument types, config), and tracing reports what else it read (reached funcs and
+captured globals), so the offline cache can key on inputs before tracing.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.kernel
+    ... def add(a: ti.i32, b: ti.i32) -> ti.i32:
+    ...     return a + b
+    >>> sorted(add.stages(1, 2))[:3]
+    ['asm', 'ast', 'ir']
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import time
+
+from ti_notebook.codegen.cpu import CpuModuleGenerator
+from ti_notebook.frontend.source import FunctionSource
+from ti_notebook.frontend.tracer import FunctionTracer, new_state
+from ti_notebook.frontend.values import NdarrayArg
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.printer import format_block
+from ti_notebook.lang.config import Config
+from ti_notebook.lang.types import DataType
+from ti_notebook.passes import pipeline
+from ti_notebook.runtime import cpu as cpu_runtime
+from ti_notebook.runtime.launch import ArgLayout, ArgSlot, CompiledKernel
+
+
+@dataclasses.dataclass
+class Param:
+    """A kernel parameter: ``kind`` is scalar, template or ndarray."""
+
+    name: str
+    kind: str
+    dtype: DataType | None = None
+    ndim: int | None = None
+
+
+@dataclasses.dataclass
+class CompileRequest:
+    """The inputs of one compilation."""
+
+    name: str
+    source: FunctionSource
+    params: list[Param]
+    template_values: dict  # param name -> value
+    return_type: DataType | None
+    config: Config
+
+
+class Stages(dict):
+    """``kernel.stages()``: stage name → text, plus ``report``; ``asm`` made on demand."""
+
+    def __init__(self, llvm_optimized: str, **stages) -> None:
+        super().__init__(stages, llvm_optimized=llvm_optimized)
+        self["asm"] = None
+
+    def __getitem__(self, key):
+        if key == "asm" and dict.__getitem__(self, "asm") is None:
+            from ti_notebook.runtime.jit import jit
+
+            engine = jit()
+            self["asm"] = engine.assembly(engine.parse(dict.__getitem__(self, "llvm_optimized")))
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+    def values(self):
+        return [self[k] for k in self]
+
+
+def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
+    """Frontend: the request's function → IR (plus what tracing read)."""
+    state = new_state(request.name, request.config)
+    state.return_type = request.return_type
+    tracer = FunctionTracer(state, request.source, is_kernel=True)
+    b = state.builder
+    slot = 0
+    for param in request.params:
+        if param.kind == "template":
+            tracer.bind(param.name, request.template_values[param.name])
+        elif param.kind == "ndarray":
+            tracer.bind(param.name, NdarrayArg(slot, param.dtype, param.ndim, param.name))
+            slot += 1
+        else:
+            arg = b.emit(ir.ArgLoadStmt(slot, param.dtype))
+            tracer.bind(param.name, arg)
+            slot += 1
+    tracer.run_block(request.source.function_def.body)
+    kernel = KernelIR(request.name, b.blocks[0], request.return_type)
+    return kernel, {"captured": state.captured, "funcs": state.reached_funcs}
+
+
+def runtime_layout(params: list[Param]) -> ArgLayout:
+    slots = []
+    for p in params:
+        if p.kind == "ndarray":
+            slots.append(ArgSlot(p.name, "ndarray", p.dtype, p.ndim))
+        elif p.kind == "scalar":
+            kind = "float" if p.dtype.is_float else "int" if p.dtype.is_signed else "uint"
+            slots.append(ArgSlot(p.name, kind, p.dtype, 0))
+    return ArgLayout(slots)
+
+
+def compile_kernel(request: CompileRequest) -> tuple[CompiledKernel, Stages, dict]:
+    """Runs the whole pipeline; returns the launchable kernel, its stages and inputs read."""
+    started = time.perf_counter()
+    kernel, inputs = trace(request)
+    ir_text = format_block(kernel.block)
+    pipeline.run(kernel, request.config)
+    ir_optimized = format_block(kernel.block)
+    layout = runtime_layout(request.params)
+    generator = CpuModuleGenerator(kernel, request.config, layout.offsets)
+    llvm_text = generator.generate()
+    entry_address, llvm_optimized = cpu_runtime.load(llvm_text, generator.entry_name)
+    compiled = CompiledKernel(
+        request.name,
+        entry_address,
+        layout,
+        request.return_type,
+        generator.prints,
+        generator.asserts,
+    )
+    report = dict(kernel.report)
+    report["compile_time_s"] = time.perf_counter() - started
+    stages = Stages(
+        llvm_optimized,
+        ast=ast.dump(request.source.function_def, indent=2),
+        ir=ir_text,
+        ir_optimized=ir_optimized,
+        llvm=llvm_text,
+        report=report,
+    )
+    return compiled, stages, inputs

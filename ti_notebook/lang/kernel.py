@@ -1,0 +1,260 @@
+"""``@ti.kernel`` and ``@ti.func``.
+
+A kernel compiles once per *specialisation* (the values of its ``ti.template()``
+arguments and the element types of its ndarray arguments) and launches from then on
+with no compilation:
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> x = ti.field(ti.i32, shape=4)
+    >>> @ti.kernel
+    ... def fill(v: ti.i32):
+    ...     for i in x:
+    ...         x[i] = v + i
+    >>> fill(10)
+    >>> x.to_numpy().tolist()
+    [10, 11, 12, 13]
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+
+from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend.source import FunctionSource
+from ti_notebook.lang import config as _config
+from ti_notebook.lang import types
+from ti_notebook.lang.compile import CompileRequest, Param, Stages, compile_kernel
+from ti_notebook.lang.field import Field
+from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template
+
+_kernels: weakref.WeakSet = weakref.WeakSet()
+
+
+def _resolve_annotation(func, annotation):
+    if isinstance(annotation, str):
+        try:
+            return eval(annotation, func.__globals__)  # noqa: S307 - the user's own annotation
+        except Exception:
+            return annotation
+    return annotation
+
+
+def _param_of(func, p: inspect.Parameter, cfg) -> Param:
+    ann = _resolve_annotation(func, p.annotation)
+    if ann is Template or isinstance(ann, Template):
+        return Param(p.name, "template")
+    if ann is NdarrayType or isinstance(ann, NdarrayType):
+        spec = ann if isinstance(ann, NdarrayType) else NdarrayType()
+        return Param(p.name, "ndarray", spec.dtype, spec.ndim)
+    if ann is inspect.Parameter.empty:
+        raise TiTypeError(
+            f"kernel '{func.__name__}': parameter '{p.name}' has no type annotation",
+            hint=f"annotate it, e.g. '{p.name}: ti.i32', '{p.name}: ti.template()' or "
+            f"'{p.name}: ti.types.ndarray()'",
+        )
+    dtype = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
+    if dtype is None:
+        raise TiTypeError(
+            f"kernel '{func.__name__}': parameter '{p.name}' has an unsupported annotation "
+            f"{ann!r}",
+            hint="use a scalar type (ti.i32, ti.f32, int, float), ti.template() or "
+            "ti.types.ndarray()",
+        )
+    return Param(p.name, "scalar", dtype)
+
+
+def _template_key(value):
+    if isinstance(value, Field):
+        return ("field", id(value))
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return (type(value).__name__, value)
+
+
+class Kernel:
+    """A compiled-on-demand kernel; call it like the Python function it decorates."""
+
+    def __init__(self, func) -> None:
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.name = func.__name__
+        self.signature = inspect.signature(func)
+        self._source: FunctionSource | None = None
+        self._params: list[Param] | None = None
+        self._compiled: dict = {}
+        self._generation = -1
+        self._last = None
+        _kernels.add(self)
+
+    # -- specialisation --------------------------------------------------------------
+    def params(self) -> list[Param]:
+        cfg = _config.current()
+        if self._params is None or self._generation != _config.generation():
+            self._params = [_param_of(self.func, p, cfg) for p in self.signature.parameters.values()]
+            self._compiled.clear()
+            self._generation = _config.generation()
+        return self._params
+
+    def source(self) -> FunctionSource:
+        if self._source is None:
+            self._source = FunctionSource.of(self.func)
+        return self._source
+
+    def return_type(self):
+        ann = _resolve_annotation(self.func, self.signature.return_annotation)
+        if ann in (inspect.Signature.empty, None):
+            return None
+        cfg = _config.current()
+        dtype = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
+        if dtype is None:
+            raise TiTypeError(f"kernel '{self.name}': unsupported return annotation {ann!r}")
+        return dtype
+
+    def _specialise(self, args: tuple):
+        params = self.params()
+        if len(args) != len(params):
+            raise TiTypeError(
+                f"kernel '{self.name}' takes {len(params)} argument(s) but {len(args)} were "
+                f"given",
+                hint=f"call it as {self.name}{self.signature}",
+            )
+        key, runtime_args, templates, concrete = [], [], {}, []
+        for param, value in zip(params, args, strict=True):
+            if param.kind == "template":
+                templates[param.name] = value
+                key.append(_template_key(value))
+                concrete.append(param)
+            elif param.kind == "ndarray":
+                array = getattr(value, "_array", value)
+                dtype = types.from_numpy_dtype(array.dtype) if hasattr(array, "dtype") else None
+                if dtype is None or not hasattr(array, "ndim"):
+                    raise TiTypeError(
+                        f"argument '{param.name}' of kernel '{self.name}' must be a NumPy "
+                        f"array or ti.ndarray, got {type(value).__name__}"
+                    )
+                key.append((dtype.name, array.ndim))
+                concrete.append(Param(param.name, "ndarray", param.dtype or dtype, array.ndim))
+                runtime_args.append(value)
+            else:
+                concrete.append(param)
+                runtime_args.append(value)
+        return tuple(key), runtime_args, templates, concrete
+
+    def compiled_for(self, args: tuple):
+        key, runtime_args, templates, concrete = self._specialise(args)
+        entry = self._compiled.get(key)
+        if entry is None:
+            request = CompileRequest(
+                self.name,
+                self.source(),
+                concrete,
+                templates,
+                self.return_type(),
+                _config.current(),
+            )
+            entry = compile_kernel(request)
+            self._compiled[key] = entry
+        self._last = entry
+        return entry, runtime_args
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            bound = self.signature.bind(*args, **kwargs)
+            args = tuple(bound.arguments.values())
+        if not _config.is_initialized():
+            _config.set_current(_config.make_config())
+        (compiled, _stages, _inputs), runtime_args = self.compiled_for(args)
+        return compiled.launch(runtime_args)
+
+    # -- introspection ---------------------------------------------------------------
+    def stages(self, *args) -> Stages:
+        """Every stage's text for the specialisation ``args`` selects (DESIGN.md §3)."""
+        if args or not self._compiled or self._generation != _config.generation():
+            if not args and any(p.kind != "scalar" for p in self.params()):
+                if self._last is None:
+                    raise TiTypeError(
+                        f"kernel '{self.name}' has template or ndarray parameters",
+                        hint="pass example arguments: kernel.stages(x, arr)",
+                    )
+                return self._last[1]
+            if not args:
+                args = tuple(_example_value(p) for p in self.params())
+            (_compiled, stages, _inputs), _ = self.compiled_for(args)
+            return stages
+        return self._last[1]
+
+    @property
+    def report(self) -> dict:
+        return self.stages()["report"]
+
+    def __repr__(self) -> str:
+        return f"<ti.kernel {self.name}>"
+
+
+def _example_value(param: Param):
+    return 0.0 if param.dtype.is_float else 0
+
+
+class Func:
+    """A ``@ti.func``: inlined into the kernels that call it."""
+
+    def __init__(self, func) -> None:
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.name = func.__name__
+        self.qualname = f"{func.__module__}.{func.__qualname__}"
+        self.signature = inspect.signature(func)
+        self._source: FunctionSource | None = None
+
+    def source(self) -> FunctionSource:
+        if self._source is None:
+            self._source = FunctionSource.of(self.func)
+        return self._source
+
+    def parameters(self) -> dict:
+        """name → "template", a DataType, or None (typed by the value passed)."""
+        cfg = _config.current()
+        found = {}
+        for p in self.signature.parameters.values():
+            ann = _resolve_annotation(self.func, p.annotation)
+            if ann is Template or isinstance(ann, Template):
+                found[p.name] = "template"
+            elif ann is inspect.Parameter.empty:
+                found[p.name] = None
+            else:
+                found[p.name] = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
+        return found
+
+    def __call__(self, *args, **kwargs):
+        raise TiSyntaxError(
+            f"ti.func '{self.name}' can only be called from a kernel or another ti.func",
+            hint="decorate the caller with @ti.kernel, or call the Python function directly",
+        )
+
+    def __repr__(self) -> str:
+        return f"<ti.func {self.name}>"
+
+
+def kernel(func) -> Kernel:
+    """Decorator: makes ``func`` a kernel (see the module docstring)."""
+    return Kernel(func)
+
+
+def func(fn) -> Func:
+    """Decorator: makes ``fn`` a ti.func that kernels inline."""
+    return Func(fn)
+
+
+def reset_all_kernels() -> None:
+    for k in list(_kernels):
+        k._compiled.clear()
+        k._params = None
+        k._last = None
+
+
+_ = Ndarray  # ti.ndarray values are accepted through their NumPy array

@@ -1,0 +1,36 @@
+"""``ti.init`` and ``ti.reset``: start over with a new configuration.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu, debug=True)
+    >>> ti.lang.config.current().debug
+    True
+    >>> ti.reset()
+"""
+
+from __future__ import annotations
+
+from ti_notebook.lang import config as _config
+from ti_notebook.lang.field import free_all_fields
+from ti_notebook.lang.kernel import reset_all_kernels
+
+
+def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
+    """Initialises ti_notebook (see DESIGN.md section 1 for the options).
+
+    Calling it again starts over: fields made before are freed and kernels recompile.
+    """
+    if default_fp is not None:
+        options["default_fp"] = default_fp
+    if default_ip is not None:
+        options["default_ip"] = default_ip
+    config = _config.make_config(arch, **options)
+    if _config.is_initialized():
+        reset()
+    _config.set_current(config)
+
+
+def reset() -> None:
+    """Frees every field and forgets every compiled kernel; ``ti.init`` may follow."""
+    free_all_fields()
+    reset_all_kernels()
+    _config.set_current(None)

@@ -1,0 +1,61 @@
+"""Remove statements whose values nobody reads and that have no effect.
+
+Also removes locals that are only ever written. Runs to a fixed point.
+
+    >>> from ti_notebook.ir import nodes as ir
+    >>> from ti_notebook.ir.kernel_ir import KernelIR
+    >>> from ti_notebook.lang.types import i32
+    >>> k = KernelIR("f", ir.Block())
+    >>> _ = k.block.append(ir.ConstStmt(1, i32))
+    >>> run(k, None), k.block.stmts
+    (True, [])
+"""
+
+from __future__ import annotations
+
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir import transform
+from ti_notebook.ir.kernel_ir import KernelIR
+
+_PURE = (
+    ir.ConstStmt,
+    ir.ArgLoadStmt,
+    ir.ExternalShapeStmt,
+    ir.BinaryOpStmt,
+    ir.UnaryOpStmt,
+    ir.CastStmt,
+    ir.SelectStmt,
+    ir.LoopIndexStmt,
+    ir.LocalLoadStmt,
+    ir.GlobalPtrStmt,
+    ir.ExternalPtrStmt,
+    ir.RootPtrStmt,
+    ir.TempPtrStmt,
+    ir.PtrOffsetStmt,
+    ir.GlobalLoadStmt,
+)
+
+
+def run(kernel: KernelIR, config) -> bool:
+    changed_any = False
+    while True:
+        uses = transform.use_counts(kernel.block)
+        loaded = {s.alloca.id for s in kernel.block.walk() if isinstance(s, ir.LocalLoadStmt)}
+        atomic_dests = {
+            s.dest.id for s in kernel.block.walk() if isinstance(s, ir.AtomicOpStmt)
+        }
+        dead = []
+        for stmt in kernel.block.walk():
+            if isinstance(stmt, _PURE) and uses[stmt.id] == 0:
+                dead.append(stmt)
+            elif isinstance(stmt, ir.LocalStoreStmt) and stmt.alloca.id not in loaded:
+                if stmt.alloca.id not in atomic_dests:
+                    dead.append(stmt)
+            elif isinstance(stmt, ir.AllocaStmt) and uses[stmt.id] == 0:
+                dead.append(stmt)
+        if not dead:
+            return changed_any
+        for stmt in dead:
+            if stmt.parent is not None:
+                transform.remove(stmt)
+        changed_any = True

@@ -1,0 +1,145 @@
+"""Offload: the kernel's top level becomes a list of tasks.
+
+Each outermost parallel for becomes a ``range_for`` or ``struct_for`` task; runs of
+other top-level statements (including serialized loops) become ``serial`` tasks. A
+parallel task compiles to its own function, so values it reads from the serial code
+around it move through memory: constants and argument reads are re-created inside the
+task, top-level locals it touches become kernel temporaries (``TempPtrStmt``), and
+other values are spilled to a temporary once and loaded in the task's prologue.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir import transform
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.lang.config import Config
+
+_CLONABLE = (ir.ConstStmt, ir.ArgLoadStmt, ir.ExternalShapeStmt)
+
+
+def run(kernel: KernelIR, config: Config) -> bool:
+    tasks = _split_into_tasks(kernel.block)
+    kernel.block.stmts = []
+    for task in tasks:
+        kernel.block.append(task)
+    parallel = [t for t in tasks if t.kind != "serial"]
+    _move_shared_locals(kernel, parallel)
+    for task in parallel:
+        _import_outside_values(kernel, task)
+    kernel.report["tasks"] = [_describe(t) for t in tasks]
+    return True
+
+
+def _split_into_tasks(root: ir.Block) -> list[ir.OffloadedStmt]:
+    tasks: list[ir.OffloadedStmt] = []
+    serial: ir.OffloadedStmt | None = None
+    for stmt in list(root.stmts):
+        is_loop = isinstance(stmt, (ir.RangeForStmt, ir.StructForStmt))
+        if is_loop and not stmt.config.get("serialize", False):
+            serial = None
+            kind = "range_for" if isinstance(stmt, ir.RangeForStmt) else "struct_for"
+            task = ir.OffloadedStmt(kind, stmt.config)
+            task.pos = stmt.pos
+            task.loop = stmt
+            if kind == "range_for":
+                task.begin, task.end = stmt.begin, stmt.end
+            else:
+                task.field = stmt.field
+                task.begin, task.end = 0, math.prod(stmt.shape)
+            for inner in list(stmt.body.stmts):
+                task.body.append(inner)
+            stmt.body.stmts = []
+            tasks.append(task)
+        else:
+            if serial is None:
+                serial = ir.OffloadedStmt("serial")
+                tasks.append(serial)
+            serial.body.append(stmt)
+    return tasks
+
+
+def _move_shared_locals(kernel: KernelIR, parallel: list[ir.OffloadedStmt]) -> None:
+    """Top-level locals used inside a parallel task live in the temporaries buffer."""
+    shared: dict[int, ir.AllocaStmt] = {}
+    for task in parallel:
+        for stmt in task.walk_all():
+            for operand in stmt.operands():
+                if isinstance(operand, ir.AllocaStmt) and not transform.contains(task, operand):
+                    shared[operand.id] = operand
+    for alloca in shared.values():
+        offset = kernel.new_temp(alloca.dtype.size)
+        temp = ir.TempPtrStmt(offset, alloca.dtype)
+        temp.pos = alloca.pos
+        block = alloca.parent
+        block.stmts[block.stmts.index(alloca)] = temp
+        temp.parent = block
+        _rewrite_local_accesses(kernel.block, alloca, temp)
+
+
+def _rewrite_local_accesses(root: ir.Block, alloca: ir.AllocaStmt, temp: ir.TempPtrStmt) -> None:
+    for stmt in list(root.walk()):
+        if isinstance(stmt, ir.LocalLoadStmt) and stmt.alloca is alloca:
+            new = ir.GlobalLoadStmt(temp)
+        elif isinstance(stmt, ir.LocalStoreStmt) and stmt.alloca is alloca:
+            new = ir.GlobalStoreStmt(temp, stmt.value)
+        else:
+            if isinstance(stmt, ir.AtomicOpStmt) and stmt.dest is alloca:
+                stmt.dest = temp
+            continue
+        new.pos = stmt.pos
+        block = stmt.parent
+        block.stmts[block.stmts.index(stmt)] = new
+        new.parent = block
+        transform.replace_uses(root, stmt, new)
+
+
+def _import_outside_values(kernel: KernelIR, task: ir.OffloadedStmt) -> None:
+    imported: dict[int, ir.Stmt] = {}
+
+    def local_copy(value: ir.Stmt) -> ir.Stmt:
+        if value.id in imported:
+            return imported[value.id]
+        if isinstance(value, _CLONABLE) or isinstance(value, ir.TempPtrStmt):
+            copy = _clone(value)
+            task.prologue.append(copy)
+        else:
+            offset = kernel.new_temp(value.dtype.size)
+            store_ptr = ir.TempPtrStmt(offset, value.dtype)
+            transform.insert_after(value, store_ptr)
+            transform.insert_after(store_ptr, ir.GlobalStoreStmt(store_ptr, value))
+            load_ptr = task.prologue.append(ir.TempPtrStmt(offset, value.dtype))
+            copy = task.prologue.append(ir.GlobalLoadStmt(load_ptr))
+        copy.pos = value.pos
+        imported[value.id] = copy
+        return copy
+
+    for stmt in list(task.walk_all()):
+        for operand in stmt.operands():
+            if not transform.contains(task, operand):
+                stmt.replace_operand(operand, local_copy(operand))
+    loop = task.loop
+    if isinstance(loop, ir.RangeForStmt) and loop.extents:
+        task.extents = [local_copy(e) if not isinstance(e, int) else e for e in loop.extents]
+        task.starts = [local_copy(s) if not isinstance(s, int) else s for s in loop.starts]
+
+
+def _clone(value: ir.Stmt) -> ir.Stmt:
+    if isinstance(value, ir.ConstStmt):
+        return ir.ConstStmt(value.value, value.dtype)
+    if isinstance(value, ir.ArgLoadStmt):
+        return ir.ArgLoadStmt(value.arg_index, value.dtype)
+    if isinstance(value, ir.ExternalShapeStmt):
+        return ir.ExternalShapeStmt(value.arg_index, value.axis, value.dtype)
+    return ir.TempPtrStmt(value.offset, value.dtype)
+
+
+def _describe(task: ir.OffloadedStmt) -> dict:
+    info = {"kind": task.kind, "loop_config": dict(task.config)}
+    if task.pos is not None:
+        info["line"] = task.pos.lineno
+    if task.kind == "struct_for":
+        info["field"] = task.field.name
+    return info

@@ -1,0 +1,36 @@
+"""The passes, in the order they run (DESIGN.md section 3).
+
+    >>> [name for name, _ in PASSES][:3]
+    ['typecheck', 'offload', 'make_thread_local']
+"""
+
+from __future__ import annotations
+
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.lang.config import Config
+from ti_notebook.passes import (
+    eliminate_dead_code,
+    lower_access,
+    make_thread_local,
+    offload,
+    typecheck,
+)
+
+PASSES = [
+    ("typecheck", typecheck.run),
+    ("offload", offload.run),
+    ("make_thread_local", make_thread_local.run),
+    ("lower_access", lower_access.run),
+    ("eliminate_dead_code", eliminate_dead_code.run),
+    ("typecheck_final", typecheck.run),
+]
+
+
+def run(kernel: KernelIR, config: Config) -> list[str]:
+    """Runs every pass; returns the names of those that changed the IR."""
+    fired = []
+    for name, run_pass in PASSES:
+        if run_pass(kernel, config):
+            fired.append(name)
+    kernel.report["passes"] = fired
+    return fired

@@ -1,0 +1,46 @@
+"""The CPU runtime: loads kernel modules into the JIT with the native runtime symbols.
+
+Kernels call two native functions: ``tin_parallel_for`` (the thread pool) and
+``tin_print`` (kernel ``print``). They are registered once per process before the
+first kernel loads.
+
+    >>> entry, optimized = load('define void @k(ptr %c) { ret void }', "k")
+    >>> entry > 0
+    True
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ti_notebook.runtime import printing
+from ti_notebook.runtime.jit import jit
+
+_ready = False
+_lock = threading.Lock()
+
+
+def ensure_runtime() -> None:
+    global _ready
+    if _ready:
+        return
+    with _lock:
+        if _ready:
+            return
+        from ti_notebook.runtime.threadpool import get_pool
+
+        engine = jit()
+        get_pool()  # registers tin_parallel_for with the JIT
+        engine.add_symbol("tin_print", printing.callback_address())
+        _ready = True
+
+
+def load(llvm_text: str, entry_name: str) -> tuple[int, str]:
+    """Optimises (O3, host CPU) and loads a module; returns (entry address, optimised IR)."""
+    ensure_runtime()
+    engine = jit()
+    module = engine.parse(llvm_text)
+    engine.optimize(module)
+    optimized = str(module)
+    address = engine.add_module(module, [entry_name])[entry_name]
+    return address, optimized

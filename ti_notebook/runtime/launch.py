@@ -1,0 +1,185 @@
+"""Launching a compiled kernel on the CPU: pack arguments, call, check, unpack.
+
+Launch overhead is a first-class cost (DESIGN.md section 5): each compiled kernel owns
+its launch context buffer and a precomputed ``struct`` layout, so a launch is one
+``pack_into``, one ctypes call and one read of the error slot.
+
+    >>> layout = ArgLayout([ArgSlot("n", "int", None, 0)])
+    >>> layout.offsets, layout.size
+    ({0: 104}, 112)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import struct
+
+import numpy as np
+
+from ti_notebook.codegen import common as c
+from ti_notebook.errors import SourcePos, TiIndexError, TiRuntimeError, TiTypeError, TiValueError
+from ti_notebook.lang import memory
+from ti_notebook.lang import types as T
+from ti_notebook.runtime import printing
+
+_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_ERROR = struct.Struct("<q8q")
+
+
+@dataclasses.dataclass
+class ArgSlot:
+    """One runtime argument: ``kind`` is int, uint, float or ndarray."""
+
+    name: str
+    kind: str
+    dtype: T.DataType | None
+    ndim: int
+
+
+class ArgLayout:
+    """Where each runtime argument sits in the context, and its ``struct`` format."""
+
+    def __init__(self, slots: list[ArgSlot]) -> None:
+        self.slots = slots
+        self.offsets: dict[int, int] = {}
+        fmt = ["<q"]  # the launch seed, just before the arguments
+        offset = c.CTX_ARGS
+        for k, slot in enumerate(slots):
+            self.offsets[k] = offset
+            if slot.kind == "ndarray":
+                fmt.append("Q" + "q" * slot.ndim)
+                offset += 8 + 8 * slot.ndim
+            else:
+                fmt.append({"int": "q", "uint": "Q", "float": "d"}[slot.kind])
+                offset += 8
+        self.size = offset
+        self.packer = struct.Struct("".join(fmt))
+
+
+def _int_converter(name: str, dtype: T.DataType):
+    mask = (1 << 64) - 1
+
+    def convert(value, out):
+        if isinstance(value, (bool, int, np.integer)):
+            out.append(int(value) & mask if not dtype.is_signed else int(value))
+            return
+        raise TiTypeError(
+            f"argument '{name}' must be an integer ({dtype}), got {type(value).__name__} "
+            f"{value!r}",
+            hint=f"pass an int, or annotate '{name}' as float",
+        )
+
+    return convert
+
+
+def _float_converter(name: str, dtype: T.DataType):
+    def convert(value, out):
+        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, bool
+        ):
+            out.append(float(value))
+            return
+        raise TiTypeError(
+            f"argument '{name}' must be a number ({dtype}), got {type(value).__name__}",
+            hint="pass a Python or NumPy number",
+        )
+
+    return convert
+
+
+def _ndarray_converter(name: str, dtype: T.DataType, ndim: int):
+    def convert(value, out):
+        array = getattr(value, "_array", value)  # ti.ndarray wraps a NumPy array
+        if not isinstance(array, np.ndarray):
+            raise TiTypeError(
+                f"argument '{name}' must be a NumPy array or ti.ndarray, got "
+                f"{type(value).__name__}"
+            )
+        if array.dtype != dtype.np_dtype or array.ndim != ndim:
+            raise TiTypeError(
+                f"argument '{name}' must be a {ndim}-D {dtype} array, got {array.ndim}-D "
+                f"{array.dtype}"
+            )
+        if not array.flags.c_contiguous:
+            raise TiValueError(
+                f"argument '{name}' is not C-contiguous",
+                hint="pass np.ascontiguousarray(a); the kernel writes through to it",
+            )
+        out.append(array.__array_interface__["data"][0])
+        out.extend(array.shape)
+
+    return convert
+
+
+class CompiledKernel:
+    """Machine code of one specialised kernel, ready to launch."""
+
+    def __init__(
+        self,
+        name: str,
+        entry_address: int,
+        layout: ArgLayout,
+        return_type: T.DataType | None,
+        prints: list[dict],
+        asserts: list[dict],
+    ) -> None:
+        self.name = name
+        self.layout = layout
+        self.return_type = return_type
+        self.asserts = asserts
+        self.ctx = ctypes.create_string_buffer(max(layout.size, c.CTX_ARGS))
+        self.ctx_address = ctypes.addressof(self.ctx)
+        struct.pack_into("<q", self.ctx, c.CTX_ROOTS, memory.roots_table_address())
+        self.entry = _ENTRY(entry_address)
+        self.launches = 0
+        printing.register(self.ctx_address, prints)
+        self.has_prints = bool(prints)
+        converters = []
+        for slot in layout.slots:
+            if slot.kind == "ndarray":
+                converters.append(_ndarray_converter(slot.name, slot.dtype, slot.ndim))
+            elif slot.kind == "float":
+                converters.append(_float_converter(slot.name, slot.dtype))
+            else:
+                converters.append(_int_converter(slot.name, slot.dtype))
+        self.converters = converters
+        self.return_format = None
+        if return_type is not None:
+            code = return_type.np_dtype.char
+            self.return_format = struct.Struct("<" + code)
+
+    def launch(self, args) -> object:
+        values = [self.launches]
+        self.launches += 1
+        for convert, value in zip(self.converters, args, strict=True):
+            convert(value, values)
+        self.layout.packer.pack_into(self.ctx, c.CTX_SEED, *values)
+        self.entry(self.ctx_address)
+        if self.has_prints:
+            printing.flush()
+        if self.asserts:
+            self.check_error()
+        if self.return_format is not None:
+            return self.return_format.unpack_from(self.ctx, c.CTX_RETURN)[0]
+        return None
+
+    def check_error(self) -> None:
+        code, *args = _ERROR.unpack_from(self.ctx, c.CTX_ERROR)
+        if code == 0:
+            return
+        struct.pack_into("<q", self.ctx, c.CTX_ERROR, 0)
+        info = self.asserts[code - 1]
+        pos: SourcePos | None = info["pos"]
+        if info["kind"] == "bounds":
+            count = info["nargs"] // 2
+            index, shape = tuple(args[:count]), tuple(args[count : 2 * count])
+            raise TiIndexError(
+                f"{info['message']}: index {index} is outside shape {shape}",
+                pos,
+                hint="check the loop bounds against the shape (indices start at 0)",
+            )
+        raise TiRuntimeError(info["message"], pos)
+
+    def __del__(self) -> None:
+        printing.unregister(getattr(self, "ctx_address", 0))
