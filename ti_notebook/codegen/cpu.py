@@ -59,13 +59,13 @@ class CpuModuleGenerator:
     # -- registries the launcher reads -------------------------------------------------
     def register_print(self, stmt: ir.PrintStmt) -> int:
         parts = []
-        for item in stmt.items:
+        for item in stmt.layout:
             if item is None:
                 parts.append(("sep",))
             elif isinstance(item, str):
                 parts.append(("text", item))
             else:
-                parts.append(("value", item.dtype.name))
+                parts.append(("value", stmt.values[item].dtype.name, stmt.specs[item]))
         self.prints.append({"parts": parts, "sep": stmt.sep, "end": stmt.end})
         return len(self.prints) - 1
 

@@ -324,19 +324,18 @@ class FunctionEmitter(Arithmetic):
         self.b.store(self.v(s.value), self.ctx_pointer(c.CTX_RETURN))
 
     def emit_Print(self, s: ir.PrintStmt):
-        values = [item for item in s.items if isinstance(item, ir.Stmt)]
         print_id = self.gen.register_print(s)
         b = self.b
-        array = self.alloca(ll.ArrayType(c.I64, max(len(values), 1)), "print_args")
-        for k, item in enumerate(values):
+        array = self.alloca(c.I64, "print_args") if len(s.values) <= 1 else None
+        if array is None:
+            array = self.entry_builder.alloca(c.I64, size=len(s.values), name="print_args")
+        for k, item in enumerate(s.values):
             raw = self.v(item)
             if item.dtype.is_float:
-                wide = self.cast(raw, item.dtype, types.f64)
-                raw = b.bitcast(wide, c.I64)
+                raw = b.bitcast(self.cast(raw, item.dtype, types.f64), c.I64)
             else:
                 raw = self.cast(raw, item.dtype, types.i64 if item.dtype.is_signed else types.u64)
-            slot = b.gep(array, [ll.Constant(c.I32, 0), ll.Constant(c.I32, k)], source_etype=array.allocated_type)
-            b.store(raw, slot)
+            b.store(raw, b.gep(array, [ll.Constant(c.I64, k)], source_etype=c.I64))
         fn = self.declare("tin_print", c.VOID, [c.PTR, c.I32, c.PTR])
         b.call(fn, [self.ctx, ll.Constant(c.I32, print_id), array])
 

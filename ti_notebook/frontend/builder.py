@@ -17,6 +17,8 @@ import contextlib
 import math
 import operator
 
+import numpy as np
+
 from ti_notebook.errors import SourcePos, TiTypeError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
@@ -92,13 +94,28 @@ class IRBuilder:
         return self.config.default_ip
 
     def const(self, value, dtype: types.DataType | None = None) -> ir.ConstStmt:
-        dtype = dtype or self.literal_type(value)
-        if not dtype.is_float:
+        """A constant of ``dtype``; without one, a Python literal typed like Taichi."""
+        if dtype is None:
+            dtype = self.literal_type(value)
+            if not dtype.is_float and not _fits(int(value), dtype):
+                raise self.error(
+                    TiTypeError,
+                    f"the integer {value} does not fit in {dtype} (the default integer type)",
+                    hint="use ti.init(default_ip=ti.i64), or ti.cast(..., ti.i64) on a "
+                    "smaller value",
+                )
+        if dtype.is_float:
+            value = float(dtype.np_dtype.type(value))
+        else:
             value = _wrap_int(int(value), dtype)
         return self.emit(ir.ConstStmt(value, dtype))
 
     def value(self, value, dtype: types.DataType | None = None) -> ir.Stmt:
-        """Turns a Python number into a constant statement; checks it is a scalar."""
+        """Turns a Python number into a constant statement; checks it is a scalar.
+
+        ``dtype`` types a constant directly (loop bounds); otherwise Python literals get
+        the default types, as in Taichi.
+        """
         if isinstance(value, ir.Stmt):
             if value.dtype is None:
                 raise self.error(TiTypeError, "this expression has no value")
@@ -112,11 +129,13 @@ class IRBuilder:
         )
 
     def cast(self, value, dtype: types.DataType) -> ir.Stmt:
-        value = self.value(value, dtype if is_constant(value) else None)
+        value = self.value(value)
         if value.dtype is dtype:
             return value
         if isinstance(value, ir.ConstStmt):
-            return self.const(value.value, dtype)
+            converted = np.array(value.value, dtype=value.dtype.np_dtype)
+            with np.errstate(all="ignore"):
+                return self.const(converted.astype(dtype.np_dtype).item(), dtype)
         return self.emit(ir.CastStmt(value, dtype))
 
     # -- operations --------------------------------------------------------------------
@@ -183,6 +202,12 @@ def _is_boolean(stmt: ir.Stmt) -> bool:
     return isinstance(stmt, ir.BinaryOpStmt) and stmt.op in COMPARE | LOGICAL
 
 
+def _fits(value: int, dtype: types.DataType) -> bool:
+    if dtype.is_signed:
+        return -(1 << (dtype.bits - 1)) <= value < 1 << (dtype.bits - 1)
+    return 0 <= value < 1 << dtype.bits
+
+
 def _wrap_int(value: int, dtype: types.DataType) -> int:
     value &= (1 << dtype.bits) - 1
     if dtype.is_signed and value >= 1 << (dtype.bits - 1):
@@ -192,9 +217,9 @@ def _wrap_int(value: int, dtype: types.DataType) -> int:
 
 def _fold_python(op: str, a, b):
     if op == "logical_and":
-        return int(bool(a) and bool(b))
+        return a and b
     if op == "logical_or":
-        return int(bool(a) or bool(b))
+        return a or b
     result = _PY_BINARY[op](a, b)
     return int(result) if isinstance(result, bool) else result
 

@@ -211,24 +211,44 @@ def _print(tracer, node: ast.Call):
     kw = {k.arg: tracer.static_eval(k.value) for k in node.keywords}
     items: list = []
     for arg in node.args:
-        value = tracer.expr(arg)
-        if isinstance(value, Vector):
-            items.append("[")
-            for i, item in enumerate(value):
-                items.extend([", "] if i else [])
-                items.append(tracer.builder.value(item))
-            items.append("]")
-        elif isinstance(value, ir.Stmt):
-            items.append(value)
-        elif is_constant(value) or isinstance(value, str) or value is None:
-            items.append(str(value))
+        if isinstance(arg, ast.JoinedStr):
+            items.extend(_fstring_items(tracer, arg))
         else:
-            items.append(repr(value))
+            items.extend(_print_items(tracer, tracer.expr(arg), None))
         items.append(None)  # a separator position
     if items:
         items.pop()
     stmt = ir.PrintStmt(items, end=kw.get("end", "\n"), sep=kw.get("sep", " "))
     tracer.builder.emit(stmt)
+
+
+def _print_items(tracer, value, spec: str | None) -> list:
+    """What one printed value contributes: text, or (statement, format spec) pairs."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Vector):
+        items: list = ["["]
+        for i, item in enumerate(value):
+            items.extend([", "] if i else [])
+            items.extend(_print_items(tracer, item, spec))
+        return [*items, "]"]
+    if isinstance(value, ir.Stmt) or is_constant(value):
+        # Constants print with their kernel type, as Taichi does (True as 1, 1.5 as f32).
+        return [(tracer.builder.value(int(value) if isinstance(value, bool) else value), spec)]
+    return [repr(value)]
+
+
+def _fstring_items(tracer, node: ast.JoinedStr) -> list:
+    items: list = []
+    for part in node.values:
+        if isinstance(part, ast.Constant):
+            items.append(str(part.value))
+            continue
+        spec = None
+        if part.format_spec is not None:
+            spec = "".join(str(tracer.static_eval(v)) for v in part.format_spec.values)
+        items.extend(_print_items(tracer, tracer.expr(part.value), spec))
+    return items
 
 
 def _cast(tracer, node: ast.Call):
@@ -325,12 +345,6 @@ def _block_dim(tracer, node: ast.Call):
     tracer.state.pending_loop_config["block_dim"] = int(value)
 
 
-def _range_outside_for(tracer, node: ast.Call):
-    raise tracer.error(
-        TiSyntaxError, node, "range() can only be used as the iterable of a for loop"
-    )
-
-
 _SPECIAL = {
     builtins.print: _print,
     ops.cast: _cast,
@@ -348,5 +362,4 @@ _SPECIAL = {
     builtins.len: _len,
     ops.loop_config: _loop_config,
     ops.block_dim: _block_dim,
-    builtins.range: _range_outside_for,
 }

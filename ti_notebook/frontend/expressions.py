@@ -133,7 +133,12 @@ class ExpressionsMixin:
             rhs = self.expr(value)
             for side in (result, rhs):
                 self.check_scalar(side, node)
-            result = self.builder.binary(op, result, rhs)
+            if is_constant(result) and is_constant(rhs):
+                result = self.builder.binary(op, result, rhs)
+            elif op == "logical_and":  # Python's value: a if a is falsy else b
+                result = self.builder.select(result, rhs, result)
+            else:
+                result = self.builder.select(result, result, rhs)
         return result
 
     def expr_Compare(self, node: ast.Compare):

@@ -49,12 +49,13 @@ class LoopsMixin:
             self.emit_struct_for(node, value, config, grouped)
             return
         if isinstance(value, NdarrayArg):
-            raise self.error(
-                TiSyntaxError,
-                iterable,
-                "a for loop cannot iterate over an ndarray argument",
-                f"use 'for I in ti.ndrange(*{ast.unparse(iterable)}.shape)'",
-            )
+            b = self.builder
+            bounds = [
+                (0, b.emit(ir.ExternalShapeStmt(value.arg_index, axis, types.i32)))
+                for axis in range(value.ndim)
+            ]
+            self.emit_range_for(node, bounds, config, grouped, plain_range=value.ndim == 1)
+            return
         raise self.unsupported(
             iterable,
             f"iterating over '{ast.unparse(iterable)}'",

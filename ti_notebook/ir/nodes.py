@@ -375,14 +375,26 @@ class ReturnStmt(Stmt):
 
 
 class PrintStmt(Stmt):
-    """``print(...)``: ``items`` are strings and value statements, joined by spaces."""
+    """``print(...)``: ``items`` are text, ``(value, format_spec)`` pairs, and None where
+    the separator goes."""
 
-    operand_names = ("items",)
+    operand_names = ("values",)
     has_side_effect = True
 
     def __init__(self, items: list, end: str = "\n", sep: str = " ") -> None:
         super().__init__(None)
-        self.items, self.end, self.sep = items, end, sep
+        self.end, self.sep = end, sep
+        self.values = [item[0] for item in items if isinstance(item, tuple)]
+        self.specs = [item[1] for item in items if isinstance(item, tuple)]
+        # the layout, with each value replaced by its position in ``values``
+        layout, k = [], 0
+        for item in items:
+            if isinstance(item, tuple):
+                layout.append(k)
+                k += 1
+            else:
+                layout.append(item)
+        self.layout = layout
 
 
 class AssertStmt(Stmt):
@@ -407,7 +419,7 @@ class OffloadedStmt(Stmt):
     the kernel's serial code (evaluated before the launch) or ints.
     """
 
-    operand_names = ("begin", "end")
+    operand_names = ("begin", "end", "extents", "starts")
     block_names = ("prologue", "body", "epilogue")
     has_side_effect = True
 

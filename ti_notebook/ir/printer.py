@@ -51,7 +51,11 @@ def _describe(stmt: ir.Stmt) -> str:
         case ir.AtomicOpStmt():
             return f"atomic_{stmt.op} {_name(stmt.dest)}, {_name(stmt.value)}"
         case ir.PrintStmt():
-            parts = [repr(i) if isinstance(i, str) else _name(i) for i in stmt.items if i is not None]
+            parts = [
+                repr(i) if isinstance(i, str) else _name(stmt.values[i])
+                for i in stmt.layout
+                if i is not None
+            ]
             return f"print {', '.join(parts)}"
         case ir.AssertStmt():
             return f"assert {_name(stmt.cond)}, {stmt.message!r} {_name(stmt.args)}"

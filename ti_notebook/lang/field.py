@@ -140,7 +140,10 @@ class Field:
 
     def __setitem__(self, key, value) -> None:
         self._check_alive()
-        self._view[self._index(key)] = value
+        index = self._index(key)
+        if self.dtype.is_integral and isinstance(value, int):
+            value = _wrap(value, self.dtype)  # as a store in a kernel would
+        self._view[index] = value
 
     def fill(self, value) -> None:
         self._check_alive()
@@ -178,6 +181,13 @@ def field(dtype, shape=(), name: str = "", **_unused) -> Field:
     if dt is None:
         raise TiTypeError(f"ti.field: {dtype!r} is not a type", hint="use e.g. ti.f32")
     return Field(dt, normalize_shape(shape), name)
+
+
+def _wrap(value: int, dtype: types.DataType) -> int:
+    value &= (1 << dtype.bits) - 1
+    if dtype.is_signed and value >= 1 << (dtype.bits - 1):
+        value -= 1 << dtype.bits
+    return value
 
 
 def free_all_fields() -> None:

@@ -22,7 +22,7 @@ import functools
 import inspect
 import weakref
 
-from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiSyntaxError, TiTypeError, TiValueError
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
@@ -137,6 +137,7 @@ class Kernel:
                         f"argument '{param.name}' of kernel '{self.name}' must be a NumPy "
                         f"array or ti.ndarray, got {type(value).__name__}"
                     )
+                _check_array(self.name, param, dtype, array.ndim)
                 key.append((dtype.name, array.ndim))
                 concrete.append(Param(param.name, "ndarray", param.dtype or dtype, array.ndim))
                 runtime_args.append(value)
@@ -194,6 +195,20 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<ti.kernel {self.name}>"
+
+
+def _check_array(kernel_name: str, param: Param, dtype, ndim: int) -> None:
+    if param.dtype is not None and dtype is not param.dtype:
+        raise TiValueError(
+            f"argument '{param.name}' of kernel '{kernel_name}' must have dtype "
+            f"{param.dtype}, got {dtype}",
+            hint=f"convert it: a.astype(np.{param.dtype.np_dtype})",
+        )
+    if param.ndim is not None and ndim != param.ndim:
+        raise TiValueError(
+            f"argument '{param.name}' of kernel '{kernel_name}' must be {param.ndim}-D, "
+            f"got {ndim}-D"
+        )
 
 
 def _example_value(param: Param):

@@ -25,6 +25,19 @@ from ti_notebook.runtime import printing
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _ERROR = struct.Struct("<q8q")
+_STRUCT_CODES = {
+    "i8": "b",
+    "u8": "B",
+    "i16": "h",
+    "u16": "H",
+    "i32": "i",
+    "u32": "I",
+    "i64": "q",
+    "u64": "Q",
+    "f16": "e",
+    "f32": "f",
+    "f64": "d",
+}
 
 
 @dataclasses.dataclass
@@ -97,7 +110,7 @@ def _ndarray_converter(name: str, dtype: T.DataType, ndim: int):
                 f"{type(value).__name__}"
             )
         if array.dtype != dtype.np_dtype or array.ndim != ndim:
-            raise TiTypeError(
+            raise TiValueError(
                 f"argument '{name}' must be a {ndim}-D {dtype} array, got {array.ndim}-D "
                 f"{array.dtype}"
             )
@@ -146,8 +159,7 @@ class CompiledKernel:
         self.converters = converters
         self.return_format = None
         if return_type is not None:
-            code = return_type.np_dtype.char
-            self.return_format = struct.Struct("<" + code)
+            self.return_format = struct.Struct("<" + _STRUCT_CODES[return_type.name])
 
     def launch(self, args) -> object:
         values = [self.launches]

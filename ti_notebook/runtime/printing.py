@@ -6,8 +6,8 @@ registered with the JIT) looks up the format of ``print_id`` for the kernel that
 ``sys.stdout`` when the launch ends, so output lands in the notebook cell that ran the
 kernel (DESIGN.md section 5).
 
-    >>> format_value(1.5, "f32"), format_value(-3, "i32")
-    ('1.5', '-3')
+    >>> format_value(1.5, "f32"), format_value(-3, "i32"), format_value(-3, "i32", "4d")
+    ('1.500000', '-3', '  -3')
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ _PRINT_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes
 _callback_ref = None
 
 
-def format_value(value, dtype_name: str) -> str:
+def format_value(value, dtype_name: str, spec: str | None = None) -> str:
+    """Taichi's formats: integers in full, f32 as ``%f``, f64 as ``%.12f``."""
+    if spec:
+        return format(value, spec)
     if dtype_name.startswith("f"):
-        if dtype_name == "f32":
-            value = struct.unpack("f", struct.pack("f", value))[0]
-            return f"{value:.7g}" if value == value and abs(value) != float("inf") else str(value)
-        return repr(float(value))
+        return f"{value:.6f}" if dtype_name in ("f16", "f32") else f"{value:.12f}"
     return str(int(value))
 
 
@@ -53,7 +53,7 @@ def _on_print(ctx: int, print_id: int, values: int) -> None:
                     value = bits & 0xFFFFFFFFFFFFFFFF
                 else:
                     value = bits
-                out.append(format_value(value, dtype_name))
+                out.append(format_value(value, dtype_name, part[2]))
         _pending.append("".join(out) + spec["end"])
     except Exception as exc:  # never let an exception cross into native code
         _pending.append(f"<print failed: {exc}>\n")

@@ -1,0 +1,456 @@
+"""LLVM IR text of the native thread pool (see :mod:`ti_notebook.runtime.threadpool`).
+
+The template is filled with :class:`string.Template` (``$NAME`` placeholders), because
+LLVM IR is full of braces that ``str.format`` would need escaped:
+
+- ``$SFX``: suffix of the exported symbols, so several pools can live in one JIT;
+- ``$NTHREADS``: pool size, caller included (one more than the worker threads);
+- ``$WORKER_SPIN`` / ``$CALLER_SPIN`` / ``$LOCK_SPIN``: ``pause`` iterations before a
+  worker, a launching thread waiting for the stragglers, or a second launching thread
+  falls back to a futex sleep.
+
+Protocol, in short (the comments in the IR say why each step is ordered as it is):
+
+- ``@gen`` (a futex word) is the job generation. Publishing job ``g`` means writing the
+  job descriptor, then ``@claim = g << 32 | nchunks`` (release), then ``@gen = g``.
+- Chunks are claimed by a compare-and-swap that decrements the low half of ``@claim``
+  *only if the high half is still the generation the claimant saw*. A worker that
+  observed an old generation therefore can never take a chunk of a newer job, and the
+  descriptor is read only after a successful claim, when the launcher is still waiting
+  for that chunk and so cannot overwrite the descriptor.
+- ``@done`` counts finished chunks; the launcher returns once it equals ``nchunks``.
+- ``@sleepers`` counts workers in (or about to enter) ``FUTEX_WAIT`` on ``@gen``; the
+  launcher makes the wake syscall only when it is non-zero. Both sides use seq_cst
+  (store gen / load sleepers vs. add sleepers / load gen), so one of them always sees
+  the other: no lost wakeup.
+- ``@lock`` is a futex mutex (0 free, 1 held, 2 held with waiters) serialising launches.
+  A launch from inside a running task (the launcher itself or a worker) would deadlock
+  on it, so such nested launches run inline instead.
+"""
+
+from __future__ import annotations
+
+from string import Template
+
+POOL_IR = Template(
+    r"""
+@size = internal global i32 $NTHREADS                 ; threads, caller included
+@started = internal global i32 0                      ; workers spawned (lazily)
+@lock = internal global i32 0                         ; launch mutex (futex word)
+@owner = internal global i64 0                        ; pthread_self of the launcher
+@gen = internal global i32 0                          ; job generation (futex word)
+@spawn_gen = internal global i32 0                    ; @gen when workers were spawned
+@sleepers = internal global i32 0                     ; workers sleeping on @gen
+@claim = internal global i64 0                        ; gen << 32 | chunks left
+@done = internal global i32 0                         ; chunks finished (futex word)
+@caller_waiting = internal global i32 0               ; launcher sleeps on @done
+@job_task = internal global ptr null
+@job_ctx = internal global ptr null
+@job_begin = internal global i64 0
+@job_end = internal global i64 0
+@job_chunk = internal global i64 0
+@job_nchunks = internal global i32 0
+@job_threads = internal global i32 0                  ; workers with id < this join
+@worker_self = internal global [$NTHREADS x i64] zeroinitializer
+
+declare i64 @syscall(i64, ...)
+declare i32 @pthread_create(ptr, ptr, ptr, ptr)
+declare i64 @pthread_self()
+declare i32 @pthread_sigmask(i32, ptr, ptr)
+declare void @llvm.x86.sse2.pause()
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+
+; FUTEX_WAIT_PRIVATE: sleeps while *addr == val (checked atomically by the kernel).
+define internal void @futex_wait(ptr %addr, i32 %val) {
+  %v = zext i32 %val to i64
+  %r = call i64 (i64, ...) @syscall(i64 202, ptr %addr, i64 128, i64 %v, ptr null)
+  ret void
+}
+
+; FUTEX_WAKE_PRIVATE: wakes up to n sleepers on addr.
+define internal void @futex_wake(ptr %addr, i32 %n) {
+  %v = zext i32 %n to i64
+  %r = call i64 (i64, ...) @syscall(i64 202, ptr %addr, i64 129, i64 %v)
+  ret void
+}
+
+; Claims and runs chunks of job %g until none is left (or a newer job replaced it).
+define internal void @run_chunks(i32 %g) {
+entry:
+  %g64 = zext i32 %g to i64
+  %tag = shl i64 %g64, 32
+  br label %load
+load:
+  %w = load atomic i64, ptr @claim monotonic, align 8
+  br label %try
+try:
+  %cur = phi i64 [ %w, %load ], [ %seen, %cas ]
+  %hi = and i64 %cur, -4294967296
+  %same = icmp eq i64 %hi, %tag
+  %left = and i64 %cur, 4294967295
+  %has = icmp ne i64 %left, 0
+  %ok = and i1 %same, %has
+  br i1 %ok, label %cas, label %exit
+cas:
+  %dec = sub i64 %cur, 1
+  %pair = cmpxchg ptr @claim, i64 %cur, i64 %dec acq_rel monotonic, align 8
+  %seen = extractvalue { i64, i1 } %pair, 0
+  %won = extractvalue { i64, i1 } %pair, 1
+  br i1 %won, label %run, label %try
+run:
+  ; The chunk is ours and job %g cannot finish before we count it done, so the
+  ; descriptor (published before @claim with release) is stable until then.
+  %nch = load i32, ptr @job_nchunks, align 4
+  %nch64 = zext i32 %nch to i64
+  %idx = sub i64 %nch64, %left
+  %task = load ptr, ptr @job_task, align 8
+  %ctx = load ptr, ptr @job_ctx, align 8
+  %begin = load i64, ptr @job_begin, align 8
+  %end = load i64, ptr @job_end, align 8
+  %chunk = load i64, ptr @job_chunk, align 8
+  %off = mul i64 %idx, %chunk
+  %cb = add i64 %begin, %off
+  %rest = sub i64 %end, %cb
+  %full = icmp sgt i64 %rest, %chunk
+  %cbc = add i64 %cb, %chunk
+  %ce = select i1 %full, i64 %cbc, i64 %end
+  call void %task(ptr %ctx, i64 %cb, i64 %ce)
+  %old = atomicrmw add ptr @done, i32 1 seq_cst, align 4
+  %now = add i32 %old, 1
+  %last = icmp eq i32 %now, %nch
+  br i1 %last, label %notify, label %load
+notify:
+  ; Only the last chunk can release the launcher; wake it only if it went to sleep.
+  %cw = load atomic i32, ptr @caller_waiting seq_cst, align 4
+  %cwz = icmp eq i32 %cw, 0
+  br i1 %cwz, label %exit, label %wake
+wake:
+  call void @futex_wake(ptr @done, i32 1)
+  br label %exit
+exit:
+  ret void
+}
+
+; The launcher waits for the chunks other threads are still running.
+define internal void @wait_done(i32 %nch) {
+entry:
+  br label %spin
+spin:
+  %i = phi i32 [ 0, %entry ], [ %i1, %pause ]
+  %d = load atomic i32, ptr @done acquire, align 4
+  %fin = icmp eq i32 %d, %nch
+  br i1 %fin, label %exit, label %pause
+pause:
+  call void @llvm.x86.sse2.pause()
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, $CALLER_SPIN
+  br i1 %more, label %spin, label %sleep
+sleep:
+  store atomic i32 1, ptr @caller_waiting seq_cst, align 4
+  br label %check
+check:
+  %d2 = load atomic i32, ptr @done seq_cst, align 4
+  %fin2 = icmp eq i32 %d2, %nch
+  br i1 %fin2, label %woke, label %block
+block:
+  call void @futex_wait(ptr @done, i32 %d2)
+  br label %check
+woke:
+  store atomic i32 0, ptr @caller_waiting monotonic, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+define internal ptr @worker_main(ptr %arg) {
+entry:
+  %id64 = ptrtoint ptr %arg to i64
+  %id = trunc i64 %id64 to i32
+  %self = call i64 @pthread_self()
+  %slot = getelementptr [$NTHREADS x i64], ptr @worker_self, i64 0, i64 %id64
+  store atomic i64 %self, ptr %slot monotonic, align 8
+  ; Start from the generation current at spawn time, not at thread start: the first job
+  ; may already be published when this thread first runs.
+  %g0 = load atomic i32, ptr @spawn_gen monotonic, align 4
+  br label %wait
+wait:
+  %my = phi i32 [ %g0, %entry ], [ %g, %got ], [ %g, %work ]
+  br label %spin
+spin:
+  %i = phi i32 [ 0, %wait ], [ %i1, %pause ]
+  %g1 = load atomic i32, ptr @gen acquire, align 4
+  %new1 = icmp ne i32 %g1, %my
+  br i1 %new1, label %got, label %pause
+pause:
+  call void @llvm.x86.sse2.pause()
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, $WORKER_SPIN
+  br i1 %more, label %spin, label %sleep
+sleep:
+  %s0 = atomicrmw add ptr @sleepers, i32 1 seq_cst, align 4
+  br label %check
+check:
+  %g2 = load atomic i32, ptr @gen seq_cst, align 4
+  %new2 = icmp ne i32 %g2, %my
+  br i1 %new2, label %woke, label %block
+block:
+  call void @futex_wait(ptr @gen, i32 %my)
+  br label %check
+woke:
+  %s1 = atomicrmw sub ptr @sleepers, i32 1 seq_cst, align 4
+  br label %got
+got:
+  %g = phi i32 [ %g1, %spin ], [ %g2, %woke ]
+  ; May read a newer job's value if this thread is late; then its claims for %g fail
+  ; anyway, so max_threads is never exceeded.
+  %nt = load atomic i32, ptr @job_threads monotonic, align 4
+  %part = icmp slt i32 %id, %nt
+  br i1 %part, label %work, label %wait
+work:
+  call void @run_chunks(i32 %g)
+  br label %wait
+}
+
+; Spawns the workers on first use (called with @lock held).
+define internal void @ensure_started() {
+entry:
+  %st = load atomic i32, ptr @started monotonic, align 4
+  %done = icmp ne i32 %st, 0
+  br i1 %done, label %exit, label %spawn
+spawn:
+  %g = load atomic i32, ptr @gen monotonic, align 4
+  store atomic i32 %g, ptr @spawn_gen monotonic, align 4
+  ; Workers inherit the signal mask: block everything so signals (Ctrl-C) keep going to
+  ; the interpreter's threads (glibc never blocks its internal signals).
+  %all = alloca [16 x i64], align 8
+  %saved = alloca [16 x i64], align 8
+  %tid = alloca i64, align 8
+  call void @llvm.memset.p0.i64(ptr %all, i8 -1, i64 128, i1 false)
+  %m0 = call i32 @pthread_sigmask(i32 2, ptr %all, ptr %saved)
+  %size = load atomic i32, ptr @size monotonic, align 4
+  br label %loop
+loop:
+  %i = phi i32 [ 1, %spawn ], [ %i1, %created ]
+  %todo = icmp slt i32 %i, %size
+  br i1 %todo, label %create, label %finish
+create:
+  %i64 = zext i32 %i to i64
+  %arg = inttoptr i64 %i64 to ptr
+  %rc = call i32 @pthread_create(ptr %tid, ptr null, ptr @worker_main, ptr %arg)
+  %ok = icmp eq i32 %rc, 0
+  %i1 = add i32 %i, 1
+  br i1 %ok, label %created, label %finish
+created:
+  br label %loop
+finish:
+  ; If the OS refused a thread, the pool is just smaller (down to the caller alone).
+  %n = phi i32 [ %i, %loop ], [ %i, %create ]
+  store atomic i32 %n, ptr @size monotonic, align 4
+  %m1 = call i32 @pthread_sigmask(i32 2, ptr %saved, ptr null)
+  store atomic i32 1, ptr @started monotonic, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+; Blocking part of the launch mutex (Drepper's "futexes are tricky", mutex 2).
+define internal void @lock_slow() {
+entry:
+  br label %spin
+spin:
+  %i = phi i32 [ 0, %entry ], [ %i1, %pause ]
+  %p = cmpxchg ptr @lock, i32 0, i32 1 acquire monotonic, align 4
+  %ok = extractvalue { i32, i1 } %p, 1
+  br i1 %ok, label %exit, label %pause
+pause:
+  call void @llvm.x86.sse2.pause()
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, $LOCK_SPIN
+  br i1 %more, label %spin, label %contend
+contend:
+  %c = atomicrmw xchg ptr @lock, i32 2 acquire, align 4
+  %free = icmp eq i32 %c, 0
+  br i1 %free, label %exit, label %block
+block:
+  call void @futex_wait(ptr @lock, i32 2)
+  br label %contend
+exit:
+  ret void
+}
+
+define internal void @unlock() {
+  %old = atomicrmw sub ptr @lock, i32 1 release, align 4
+  %alone = icmp eq i32 %old, 1
+  br i1 %alone, label %exit, label %wake
+wake:
+  store atomic i32 0, ptr @lock release, align 4
+  call void @futex_wake(ptr @lock, i32 1)
+  br label %exit
+exit:
+  ret void
+}
+
+; True when the calling thread is inside a job of this pool (launcher or worker).
+define internal i1 @in_pool(i64 %me) {
+entry:
+  %own = load atomic i64, ptr @owner monotonic, align 8
+  %isown = icmp eq i64 %own, %me
+  br i1 %isown, label %yes, label %loop
+loop:
+  %i = phi i64 [ 1, %entry ], [ %i1, %next ]
+  %todo = icmp slt i64 %i, $NTHREADS
+  br i1 %todo, label %test, label %no
+test:
+  %slot = getelementptr [$NTHREADS x i64], ptr @worker_self, i64 0, i64 %i
+  %w = load atomic i64, ptr %slot monotonic, align 8
+  %isw = icmp eq i64 %w, %me
+  %i1 = add i64 %i, 1
+  br i1 %isw, label %yes, label %next
+next:
+  br label %loop
+yes:
+  ret i1 true
+no:
+  ret i1 false
+}
+
+; ceil(n / d) for n >= 0, d > 0, without overflow.
+define internal i64 @ceil_div(i64 %n, i64 %d) {
+  %q = udiv i64 %n, %d
+  %r = urem i64 %n, %d
+  %nz = icmp ne i64 %r, 0
+  %up = zext i1 %nz to i64
+  %c = add i64 %q, %up
+  ret i64 %c
+}
+
+define void @tin_parallel_for$SFX(ptr %task, ptr %ctx, i64 %begin, i64 %end, i64 %grain,
+                                  i32 %max_threads) {
+entry:
+  %n = sub i64 %end, %begin
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %exit, label %decide
+decide:
+  %gpos = icmp sgt i64 %grain, 0
+  %small = icmp sle i64 %n, %grain
+  %fits = and i1 %gpos, %small
+  %size = load atomic i32, ptr @size monotonic, align 4
+  %allt = icmp sle i32 %max_threads, 0
+  %want = select i1 %allt, i32 %size, i32 %max_threads
+  %less = icmp slt i32 %want, %size
+  %threads = select i1 %less, i32 %want, i32 %size
+  %one = icmp sle i32 %threads, 1
+  %inl = or i1 %fits, %one
+  br i1 %inl, label %inline, label %plan
+plan:
+  ; Automatic grain: about four chunks per thread, for load balance.
+  %t64 = sext i32 %threads to i64
+  %t4 = mul i64 %t64, 4
+  %auto = call i64 @ceil_div(i64 %n, i64 %t4)
+  %chunk0 = select i1 %gpos, i64 %grain, i64 %auto
+  %nch0 = call i64 @ceil_div(i64 %n, i64 %chunk0)
+  ; The chunk count lives in 32 bits of @claim: coarsen the chunks if needed.
+  %toomany = icmp ugt i64 %nch0, 2147483647
+  %chunk1 = call i64 @ceil_div(i64 %n, i64 2147483647)
+  %chunk = select i1 %toomany, i64 %chunk1, i64 %chunk0
+  %nch64 = call i64 @ceil_div(i64 %n, i64 %chunk)
+  %single = icmp sle i64 %nch64, 1
+  br i1 %single, label %inline, label %acquire
+acquire:
+  %p = cmpxchg ptr @lock, i32 0, i32 1 acquire monotonic, align 4
+  %got = extractvalue { i32, i1 } %p, 1
+  %me = call i64 @pthread_self()
+  br i1 %got, label %locked, label %contended
+contended:
+  ; A task launching again from inside a job: the lock is ours (or our launcher's, who
+  ; waits for us), so waiting would deadlock. Run the nested range inline instead.
+  %nested = call i1 @in_pool(i64 %me)
+  br i1 %nested, label %inline, label %slow
+slow:
+  call void @lock_slow()
+  br label %locked
+locked:
+  store atomic i64 %me, ptr @owner monotonic, align 8
+  call void @ensure_started()
+  %size2 = load atomic i32, ptr @size monotonic, align 4
+  %less2 = icmp slt i32 %threads, %size2
+  %threads2 = select i1 %less2, i32 %threads, i32 %size2
+  %nch = trunc i64 %nch64 to i32
+  store ptr %task, ptr @job_task, align 8
+  store ptr %ctx, ptr @job_ctx, align 8
+  store i64 %begin, ptr @job_begin, align 8
+  store i64 %end, ptr @job_end, align 8
+  store i64 %chunk, ptr @job_chunk, align 8
+  store i32 %nch, ptr @job_nchunks, align 4
+  store atomic i32 %threads2, ptr @job_threads monotonic, align 4
+  store atomic i32 0, ptr @done monotonic, align 4
+  %g = load atomic i32, ptr @gen monotonic, align 4
+  %g1 = add i32 %g, 1
+  %g64 = zext i32 %g1 to i64
+  %tag = shl i64 %g64, 32
+  %word = or i64 %tag, %nch64
+  ; Release: whoever claims a chunk sees the descriptor and @done = 0.
+  store atomic i64 %word, ptr @claim release, align 8
+  store atomic i32 %g1, ptr @gen seq_cst, align 4
+  %sl = load atomic i32, ptr @sleepers seq_cst, align 4
+  %nosl = icmp eq i32 %sl, 0
+  br i1 %nosl, label %participate, label %wake
+wake:
+  call void @futex_wake(ptr @gen, i32 2147483647)
+  br label %participate
+participate:
+  call void @run_chunks(i32 %g1)
+  call void @wait_done(i32 %nch)
+  store atomic i64 0, ptr @owner monotonic, align 8
+  call void @unlock()
+  br label %exit
+inline:
+  call void %task(ptr %ctx, i64 %begin, i64 %end)
+  br label %exit
+exit:
+  ret void
+}
+
+; In a forked child only the forking thread exists: forget the parent's workers (they
+; are respawned on the next launch) and any lock a parent thread held.
+define void @tin_pool_after_fork$SFX() {
+  store i32 $NTHREADS, ptr @size, align 4
+  store i32 0, ptr @started, align 4
+  store i32 0, ptr @lock, align 4
+  store i64 0, ptr @owner, align 8
+  store i32 0, ptr @sleepers, align 4
+  store i32 0, ptr @caller_waiting, align 4
+  call void @llvm.memset.p0.i64(ptr @worker_self, i8 0, i64 $SELF_BYTES, i1 false)
+  ret void
+}
+
+; For tests and diagnostics: whether workers were spawned, and how many threads exist.
+define i32 @tin_pool_started$SFX() {
+  %s = load atomic i32, ptr @started monotonic, align 4
+  ret i32 %s
+}
+
+define i32 @tin_pool_size$SFX() {
+  %s = load atomic i32, ptr @size monotonic, align 4
+  ret i32 %s
+}
+"""
+)
+
+
+def pool_ir(
+    suffix: str,
+    num_threads: int,
+    worker_spin: int = 4000,
+    caller_spin: int = 4000,
+    lock_spin: int = 200,
+) -> str:
+    """Returns the IR text of one pool instance."""
+    return POOL_IR.substitute(
+        SFX=suffix,
+        NTHREADS=num_threads,
+        SELF_BYTES=8 * num_threads,
+        WORKER_SPIN=worker_spin,
+        CALLER_SPIN=caller_spin,
+        LOCK_SPIN=lock_spin,
+    )
