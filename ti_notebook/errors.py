@@ -55,6 +55,15 @@ class TiError(Exception):
         self.msg = message
         Exception.__init__(self, message)
 
+    def locate(self, pos: SourcePos) -> TiError:
+        """Attaches ``pos`` when the error has no position yet; returns self."""
+        if self.pos is None:
+            self.pos = pos
+            self.kernel_name = pos.kernel_name
+            self.filename, self.lineno = pos.filename, pos.lineno
+            self.offset, self.text = pos.col + 1, pos.line_text
+        return self
+
     def __str__(self) -> str:
         head = f"Kernel '{self.kernel_name}': {self.message}" if self.kernel_name else self.message
         lines = [head]

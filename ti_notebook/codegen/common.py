@@ -190,9 +190,7 @@ class Arithmetic:
         base, exp = fn.args
         entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "loop", "done"))
         b = ll.IRBuilder(entry)
-        neg = (
-            b.icmp_signed("<", exp, ll.Constant(t, 0)) if dtype.is_signed else ll.Constant(I1, 0)
-        )
+        neg = b.icmp_signed("<", exp, ll.Constant(t, 0)) if dtype.is_signed else ll.Constant(I1, 0)
         b.cbranch(neg, done, loop)
         b.position_at_end(loop)
         acc = b.phi(t)

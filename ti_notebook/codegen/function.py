@@ -135,7 +135,9 @@ class FunctionEmitter(Arithmetic):
         return self.cast(self.v(s.operand), s.operand.dtype, s.dtype)
 
     def emit_Select(self, s: ir.SelectStmt):
-        return self.b.select(self.truth(self.v(s.cond)), self.v(s.true_value), self.v(s.false_value))
+        return self.b.select(
+            self.truth(self.v(s.cond)), self.v(s.true_value), self.v(s.false_value)
+        )
 
     def emit_LoopIndex(self, s: ir.LoopIndexStmt):
         return self.loop_indices[s.loop.id][s.axis]

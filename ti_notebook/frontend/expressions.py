@@ -96,9 +96,7 @@ class ExpressionsMixin:
             size = len(lhs) if isinstance(lhs, Vector) else len(rhs)
             left = self.as_vector(lhs, size, node)
             right = self.as_vector(rhs, size, node)
-            return Vector(
-                [self.binary(op, a, b, node) for a, b in zip(left, right, strict=True)]
-            )
+            return Vector([self.binary(op, a, b, node) for a, b in zip(left, right, strict=True)])
         for side in (lhs, rhs):
             self.check_scalar(side, node)
         return self.builder.binary(op, lhs, rhs)
@@ -198,9 +196,7 @@ class ExpressionsMixin:
 
     def subscript_pointer(self, base, indices: list, node: ast.Subscript) -> ir.Stmt:
         b = self.builder
-        if isinstance(base, Field):
-            ndim, name = base.ndim, base.name
-        elif isinstance(base, NdarrayArg):
+        if isinstance(base, (Field, NdarrayArg)):
             ndim, name = base.ndim, base.name
         else:
             raise self.error(

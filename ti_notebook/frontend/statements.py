@@ -39,8 +39,10 @@ class StatementsMixin:
         pass
 
     def stmt_Expr(self, node: ast.Expr) -> None:
-        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            return  # a docstring
+        if isinstance(node.value, ast.Constant) and (
+            isinstance(node.value.value, str) or node.value.value is Ellipsis
+        ):
+            return  # a docstring, or '...' as a placeholder body
         self.expr(node.value)
 
     def stmt_Assign(self, node: ast.Assign) -> None:
@@ -182,7 +184,7 @@ class StatementsMixin:
         if static is not None:
             self.run_block(node.body if static else node.orelse)
             return
-        cond = self.builder.truth(self.expr(node.test))
+        cond = self.condition(node.test)
         if_stmt = self.builder.emit(ir.IfStmt(cond))
         self.state.depth += 1
         try:
@@ -201,7 +203,7 @@ class StatementsMixin:
         self.state.loops.append((loop, False))
         try:
             with self.builder.inside(loop.body):
-                cond = self.builder.truth(self.expr(node.test))
+                cond = self.condition(node.test)
                 exit_if = self.builder.emit(ir.IfStmt(self.builder.unary("logical_not", cond)))
                 with self.builder.inside(exit_if.true_block):
                     self.builder.emit(ir.BreakStmt())
@@ -209,6 +211,20 @@ class StatementsMixin:
         finally:
             self.state.loops.pop()
             self.state.depth -= 1
+
+    def condition(self, test: ast.expr) -> ir.Stmt:
+        """An if/while condition: an integer (comparisons give i32), as Taichi requires."""
+        value = self.expr(test)
+        self.check_scalar(value, test)
+        stmt = self.builder.value(value)
+        if stmt.dtype.is_float:
+            raise self.error(
+                TiTypeError,
+                test,
+                f"a condition must be an integer, but this one is {stmt.dtype}",
+                f"compare explicitly, e.g. '{ast.unparse(test)} != 0'",
+            )
+        return self.builder.truth(stmt)
 
     def stmt_Break(self, node: ast.Break) -> None:
         self.check_in_loop(node, "break")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import dataclasses
 import inspect
 
@@ -120,6 +121,8 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin):
             raise self.error(TiNameError, node, f"name '{name}' is not defined", hint)
         if not inspect.ismodule(value):
             self.state.captured[(self.source.name, name)] = value
+        if getattr(value, "name", None) == "field" and hasattr(value, "layout"):
+            value.name = name  # unnamed fields take the name the kernel uses: clearer errors
         return value
 
     @property
@@ -170,10 +173,9 @@ def _closure_vars(func) -> dict:
         return {}
     found = {}
     for name, cell in zip(code.co_freevars, cells, strict=False):
-        try:
+        # An empty cell is a name the enclosing function defines later: skip it.
+        with contextlib.suppress(ValueError):
             found[name] = cell.cell_contents
-        except ValueError:  # an empty cell: defined later in the enclosing function
-            pass
     return found
 
 

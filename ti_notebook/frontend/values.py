@@ -1,8 +1,8 @@
 """Compile-time values the frontend juggles besides IR statements.
 
-    >>> v = Vector([1, 2])
-    >>> len(v), v[1]
-    (2, 2)
+>>> v = Vector([1, 2])
+>>> len(v), v[1]
+(2, 2)
 """
 
 from __future__ import annotations

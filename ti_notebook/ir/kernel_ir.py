@@ -1,9 +1,9 @@
 """A kernel's IR and what the passes learn about it.
 
-    >>> from ti_notebook.ir.nodes import Block
-    >>> k = KernelIR("f", Block())
-    >>> k.report["tasks"]
-    []
+>>> from ti_notebook.ir.nodes import Block
+>>> k = KernelIR("f", Block())
+>>> k.report["tasks"]
+[]
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """IR as text: what ``kernel.stages()["ir"]`` and ``["ir_optimized"]`` show.
 
-    >>> from ti_notebook.ir import nodes as ir
-    >>> from ti_notebook.lang.types import i32
-    >>> b = ir.Block()
-    >>> c = b.append(ir.ConstStmt(1, i32))
-    >>> print(format_block(b).replace(str(c.id), "N"))
-    $N : i32 = const 1
+>>> from ti_notebook.ir import nodes as ir
+>>> from ti_notebook.lang.types import i32
+>>> b = ir.Block()
+>>> c = b.append(ir.ConstStmt(1, i32))
+>>> print(format_block(b).replace(str(c.id), "N"))
+$N : i32 = const 1
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Small IR rewriting helpers the passes share.
 
-    >>> from ti_notebook.ir import nodes as ir
-    >>> from ti_notebook.lang.types import i32
-    >>> b = ir.Block()
-    >>> one, two = b.append(ir.ConstStmt(1, i32)), b.append(ir.ConstStmt(2, i32))
-    >>> add = b.append(ir.BinaryOpStmt("add", one, one, i32))
-    >>> replace_uses(b, one, two); add.lhs is two
-    True
+>>> from ti_notebook.ir import nodes as ir
+>>> from ti_notebook.lang.types import i32
+>>> b = ir.Block()
+>>> one, two = b.append(ir.ConstStmt(1, i32)), b.append(ir.ConstStmt(2, i32))
+>>> add = b.append(ir.BinaryOpStmt("add", one, one, i32))
+>>> replace_uses(b, one, two); add.lhs is two
+True
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ class Stages(dict):
         return dict.__getitem__(self, key)
 
     def get(self, key, default=None):
-        return self[key] if key in self else default
+        return self.get(key, default)
 
     def items(self):
         return [(k, self[k]) for k in self]

@@ -1,9 +1,9 @@
 """``ti.init`` options and the process's current configuration.
 
-    >>> import ti_notebook as ti
-    >>> ti.init(arch=ti.cpu, default_fp=ti.f64)
-    >>> ti.lang.config.current().default_fp
-    f64
+>>> import ti_notebook as ti
+>>> ti.init(arch=ti.cpu, default_fp=ti.f64)
+>>> ti.lang.config.current().default_fp
+f64
 """
 
 from __future__ import annotations

@@ -118,8 +118,7 @@ class Field:
             key = (key,)
         if len(key) != self.ndim:
             raise TiIndexError(
-                f"field '{self.name}' has {self.ndim} dimension(s) but was indexed with "
-                f"{len(key)}",
+                f"field '{self.name}' has {self.ndim} dimension(s) but was indexed with {len(key)}",
                 hint="use x[None] for a 0-D field" if self.ndim == 0 else "",
             )
         index = []

@@ -22,7 +22,7 @@ import functools
 import inspect
 import weakref
 
-from ti_notebook.errors import TiSyntaxError, TiTypeError, TiValueError
+from ti_notebook.errors import SourcePos, TiError, TiSyntaxError, TiTypeError, TiValueError
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
@@ -58,8 +58,7 @@ def _param_of(func, p: inspect.Parameter, cfg) -> Param:
     dtype = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
     if dtype is None:
         raise TiTypeError(
-            f"kernel '{func.__name__}': parameter '{p.name}' has an unsupported annotation "
-            f"{ann!r}",
+            f"kernel '{func.__name__}': parameter '{p.name}' has an unsupported annotation {ann!r}",
             hint="use a scalar type (ti.i32, ti.f32, int, float), ti.template() or "
             "ti.types.ndarray()",
         )
@@ -89,14 +88,18 @@ class Kernel:
         self._compiled: dict = {}
         self._generation = -1
         self._last = None
+        self._fast = None
         _kernels.add(self)
 
     # -- specialisation --------------------------------------------------------------
     def params(self) -> list[Param]:
         cfg = _config.current()
         if self._params is None or self._generation != _config.generation():
-            self._params = [_param_of(self.func, p, cfg) for p in self.signature.parameters.values()]
+            self._params = [
+                _param_of(self.func, p, cfg) for p in self.signature.parameters.values()
+            ]
             self._compiled.clear()
+            self._fast = None
             self._generation = _config.generation()
         return self._params
 
@@ -119,8 +122,7 @@ class Kernel:
         params = self.params()
         if len(args) != len(params):
             raise TiTypeError(
-                f"kernel '{self.name}' takes {len(params)} argument(s) but {len(args)} were "
-                f"given",
+                f"kernel '{self.name}' takes {len(params)} argument(s) but {len(args)} were given",
                 hint=f"call it as {self.name}{self.signature}",
             )
         key, runtime_args, templates, concrete = [], [], {}, []
@@ -164,12 +166,32 @@ class Kernel:
         return entry, runtime_args
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        try:
+            if fast is not None and not kwargs and self._generation == _config._generation:
+                # All-scalar signature, already compiled: straight to the launch.
+                return fast.launch(args)
+            return self._slow_call(args, kwargs)
+        except TiError as error:
+            # Errors about the call itself point at the kernel's definition.
+            raise error.locate(self.definition_pos()) from None
+
+    def definition_pos(self) -> SourcePos:
+        source = self.source()
+        return source.pos(source.function_def, self.name)
+
+    def _slow_call(self, args, kwargs):
         if kwargs:
-            bound = self.signature.bind(*args, **kwargs)
+            try:
+                bound = self.signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TiTypeError(f"kernel '{self.name}': {exc}") from None
             args = tuple(bound.arguments.values())
         if not _config.is_initialized():
             _config.set_current(_config.make_config())
         (compiled, _stages, _inputs), runtime_args = self.compiled_for(args)
+        if all(p.kind == "scalar" for p in self._params):
+            self._fast = compiled
         return compiled.launch(runtime_args)
 
     # -- introspection ---------------------------------------------------------------
@@ -268,6 +290,7 @@ def func(fn) -> Func:
 def reset_all_kernels() -> None:
     for k in list(_kernels):
         k._compiled.clear()
+        k._fast = None
         k._params = None
         k._last = None
 

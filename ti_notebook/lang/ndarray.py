@@ -1,11 +1,11 @@
 """``ti.ndarray`` and the ``ti.types.ndarray()`` / ``ti.template()`` annotations.
 
-    >>> import ti_notebook as ti
-    >>> ti.init(arch=ti.cpu)
-    >>> a = ti.ndarray(ti.f32, shape=4)
-    >>> a.fill(2)
-    >>> a.to_numpy().tolist()
-    [2.0, 2.0, 2.0, 2.0]
+>>> import ti_notebook as ti
+>>> ti.init(arch=ti.cpu)
+>>> a = ti.ndarray(ti.f32, shape=4)
+>>> a.fill(2)
+>>> a.to_numpy().tolist()
+[2.0, 2.0, 2.0, 2.0]
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ class NdarrayType:
 
     def __init__(self, dtype=None, ndim: int | None = None, **_unused) -> None:
         cfg = _config.current()
-        self.dtype = None if dtype is None else types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
+        self.dtype = (
+            None if dtype is None else types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
+        )
         self.ndim = ndim
 
     def __repr__(self) -> str:

@@ -148,6 +148,7 @@ def min(*values):  # noqa: A001
 def max(*values):  # noqa: A001
     return _builtins.max(*values)
 
+
 atomic_add = _kernel_only("atomic_add")
 atomic_sub = _kernel_only("atomic_sub")
 atomic_min = _kernel_only("atomic_min")

@@ -1,10 +1,10 @@
 """``ti.init`` and ``ti.reset``: start over with a new configuration.
 
-    >>> import ti_notebook as ti
-    >>> ti.init(arch=ti.cpu, debug=True)
-    >>> ti.lang.config.current().debug
-    True
-    >>> ti.reset()
+>>> import ti_notebook as ti
+>>> ti.init(arch=ti.cpu, debug=True)
+>>> ti.lang.config.current().debug
+True
+>>> ti.reset()
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Primitive data types and Taichi's type promotion rules.
 
-    >>> from ti_notebook.lang.types import i32, f32, i64, promote
-    >>> promote(i32, f32).name, promote(i32, i64).name
-    ('f32', 'i64')
+>>> from ti_notebook.lang.types import i32, f32, i64, promote
+>>> promote(i32, f32).name, promote(i32, i64).name
+('f32', 'i64')
 """
 
 from __future__ import annotations

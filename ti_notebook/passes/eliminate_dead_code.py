@@ -41,9 +41,7 @@ def run(kernel: KernelIR, config) -> bool:
     while True:
         uses = transform.use_counts(kernel.block)
         loaded = {s.alloca.id for s in kernel.block.walk() if isinstance(s, ir.LocalLoadStmt)}
-        atomic_dests = {
-            s.dest.id for s in kernel.block.walk() if isinstance(s, ir.AtomicOpStmt)
-        }
+        atomic_dests = {s.dest.id for s in kernel.block.walk() if isinstance(s, ir.AtomicOpStmt)}
         dead = []
         for stmt in kernel.block.walk():
             if isinstance(stmt, _PURE) and uses[stmt.id] == 0:

@@ -69,6 +69,10 @@ def _bounds_check(kernel, anchor, indices, shape, what: str) -> None:
         low = _emit(anchor, ir.BinaryOpStmt("ge", index, zero, types.i32))
         high = _emit(anchor, ir.BinaryOpStmt("lt", index, extent, types.i32))
         both = _emit(anchor, ir.BinaryOpStmt("logical_and", low, high, types.i32))
-        ok = both if ok is None else _emit(anchor, ir.BinaryOpStmt("logical_and", ok, both, types.i32))
+        ok = (
+            both
+            if ok is None
+            else _emit(anchor, ir.BinaryOpStmt("logical_and", ok, both, types.i32))
+        )
     message = f"index out of range for {what}"
     _emit(anchor, ir.AssertStmt(ok, message, [*indices, *shape], kind="bounds"))

@@ -38,61 +38,87 @@ def run(kernel: KernelIR, config: Config) -> bool:
     for task in kernel.tasks():
         if task.kind == "serial":
             continue
-        for field, atomics in _candidates(task).items():
-            _rewrite(kernel, task, field, atomics)
+        for entry in _candidates(task).values():
+            _rewrite(kernel, task, entry)
             changed = True
     return changed
 
 
+def _destination(ptr: ir.Stmt):
+    """(key, description, dtype) of a reducible destination, else None."""
+    if isinstance(ptr, ir.GlobalPtrStmt) and ptr.field.ndim == 0:
+        return ("field", id(ptr.field)), f"{ptr.field.name}[None]", ptr.field.dtype
+    if isinstance(ptr, ir.TempPtrStmt):
+        # A kernel-scope local that the loop accumulates into and code after it reads.
+        return ("temp", ptr.offset), f"local at temp +{ptr.offset}", ptr.dtype
+    return None
+
+
 def _candidates(task: ir.OffloadedStmt) -> dict:
-    """0-D fields whose every access in the task is a reducible atomic of one kind."""
+    """Destinations whose every access in the task is a reducible atomic of one kind."""
     uses = transform.use_counts(task.body)
-    by_field: dict = {}
-    disqualified: set[int] = set()
-    for stmt in task.body.walk():
-        if not isinstance(stmt, ir.GlobalPtrStmt):
+    users: dict[int, list] = {}
+    for stmt in task.walk_all():
+        for operand in stmt.operands():
+            users.setdefault(operand.id, []).append(stmt)
+    found: dict = {}
+    disqualified: set = set()
+    for stmt in task.walk_all():
+        target = _destination(stmt)
+        if target is None:
+            if isinstance(stmt, ir.GlobalPtrStmt):
+                continue
             continue
-        field = stmt.field
-        users = [s for s in task.body.walk() if stmt in s.operands()]
-        ok = field.ndim == 0 and all(
+        key, description, dtype = target
+        readers = users.get(stmt.id, [])
+        ok = bool(readers) and all(
             isinstance(u, ir.AtomicOpStmt)
             and u.dest is stmt
             and u.op in _REDUCIBLE
             and uses[u.id] == 0
-            for u in users
+            and transform.contains(task, u)
+            and u.parent is not task.prologue
+            and u.parent is not task.epilogue
+            for u in readers
         )
         if not ok:
-            disqualified.add(id(field))
+            disqualified.add(key)
             continue
-        by_field.setdefault(id(field), (field, []))[1].extend(users)
-    found = {}
-    for key, (field, atomics) in by_field.items():
-        ops = {("add" if a.op == "sub" else a.op) for a in atomics}
-        if key not in disqualified and atomics and len(ops) == 1:
-            found[field] = atomics
-    return found
+        entry = found.setdefault(key, {"ptr": stmt, "name": description, "atomics": []})
+        entry["dtype"] = dtype
+        entry["atomics"].extend(readers)
+    result = {}
+    for key, entry in found.items():
+        ops = {("add" if a.op == "sub" else a.op) for a in entry["atomics"]}
+        if key not in disqualified and len(ops) == 1:
+            result[key] = entry
+    return result
 
 
-def _rewrite(kernel: KernelIR, task: ir.OffloadedStmt, field, atomics) -> None:
+def _rewrite(kernel: KernelIR, task: ir.OffloadedStmt, entry: dict) -> None:
+    atomics = entry["atomics"]
     op = "add" if atomics[0].op in ("add", "sub") else atomics[0].op
-    dtype = field.dtype
-    acc = task.prologue.append(ir.AllocaStmt(dtype, f"tls_{field.name}"))
+    dtype = entry["dtype"]
+    acc = task.prologue.append(ir.AllocaStmt(dtype, "tls_acc"))
     init = task.prologue.append(ir.ConstStmt(_identity(op, dtype), dtype))
     task.prologue.append(ir.LocalStoreStmt(acc, init))
     for atomic in atomics:
         old = transform.insert_before(atomic, ir.LocalLoadStmt(acc))
-        value = atomic.value
         binary = "sub" if atomic.op == "sub" else op
-        new = transform.insert_before(atomic, ir.BinaryOpStmt(binary, old, value, dtype))
+        new = transform.insert_before(atomic, ir.BinaryOpStmt(binary, old, atomic.value, dtype))
         store = ir.LocalStoreStmt(acc, new)
         for stmt in (old, new, store):
             stmt.pos = atomic.pos
         block = atomic.parent
         block.stmts[block.stmts.index(atomic)] = store
         store.parent = block
-    ptr = task.epilogue.append(ir.GlobalPtrStmt(field, []))
+    ptr = entry["ptr"]
+    if isinstance(ptr, ir.GlobalPtrStmt):
+        dest = task.epilogue.append(ir.GlobalPtrStmt(ptr.field, []))
+    else:
+        dest = task.epilogue.append(ir.TempPtrStmt(ptr.offset, ptr.dtype))
     total = task.epilogue.append(ir.LocalLoadStmt(acc))
-    task.epilogue.append(ir.AtomicOpStmt(op, ptr, total))
+    task.epilogue.append(ir.AtomicOpStmt(op, dest, total))
     kernel.report["thread_local"].append(
-        {"destination": f"{field.name}[None]", "operation": op, "task": kernel.tasks().index(task)}
+        {"destination": entry["name"], "operation": op, "task": kernel.tasks().index(task)}
     )

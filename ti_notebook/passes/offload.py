@@ -102,7 +102,7 @@ def _import_outside_values(kernel: KernelIR, task: ir.OffloadedStmt) -> None:
     def local_copy(value: ir.Stmt) -> ir.Stmt:
         if value.id in imported:
             return imported[value.id]
-        if isinstance(value, _CLONABLE) or isinstance(value, ir.TempPtrStmt):
+        if isinstance(value, (_CLONABLE, ir.TempPtrStmt)):
             copy = _clone(value)
             task.prologue.append(copy)
         else:

@@ -50,7 +50,6 @@ def _problem(stmt: ir.Stmt) -> str:
     elif isinstance(stmt, ir.AtomicOpStmt):
         if stmt.value.dtype is not stmt.dest.dtype:
             return f"atomic {stmt.op} of {stmt.value.dtype} into {stmt.dest.dtype}"
-    elif isinstance(stmt, ir.SelectStmt):
-        if stmt.true_value.dtype is not stmt.false_value.dtype:
-            return "select between different types"
+    elif isinstance(stmt, ir.SelectStmt) and stmt.true_value.dtype is not stmt.false_value.dtype:
+        return "select between different types"
     return ""

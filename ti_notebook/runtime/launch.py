@@ -78,8 +78,7 @@ def _int_converter(name: str, dtype: T.DataType):
             out.append(int(value) & mask if not dtype.is_signed else int(value))
             return
         raise TiTypeError(
-            f"argument '{name}' must be an integer ({dtype}), got {type(value).__name__} "
-            f"{value!r}",
+            f"argument '{name}' must be an integer ({dtype}), got {type(value).__name__} {value!r}",
             hint=f"pass an int, or annotate '{name}' as float",
         )
 
@@ -88,9 +87,7 @@ def _int_converter(name: str, dtype: T.DataType):
 
 def _float_converter(name: str, dtype: T.DataType):
     def convert(value, out):
-        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-            value, bool
-        ):
+        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
             out.append(float(value))
             return
         raise TiTypeError(
@@ -106,8 +103,7 @@ def _ndarray_converter(name: str, dtype: T.DataType, ndim: int):
         array = getattr(value, "_array", value)  # ti.ndarray wraps a NumPy array
         if not isinstance(array, np.ndarray):
             raise TiTypeError(
-                f"argument '{name}' must be a NumPy array or ti.ndarray, got "
-                f"{type(value).__name__}"
+                f"argument '{name}' must be a NumPy array or ti.ndarray, got {type(value).__name__}"
             )
         if array.dtype != dtype.np_dtype or array.ndim != ndim:
             raise TiValueError(
@@ -145,6 +141,7 @@ class CompiledKernel:
         self.ctx_address = ctypes.addressof(self.ctx)
         struct.pack_into("<q", self.ctx, c.CTX_ROOTS, memory.roots_table_address())
         self.entry = _ENTRY(entry_address)
+        self.pack_into = layout.packer.pack_into
         self.launches = 0
         printing.register(self.ctx_address, prints)
         self.has_prints = bool(prints)
@@ -162,11 +159,16 @@ class CompiledKernel:
             self.return_format = struct.Struct("<" + _STRUCT_CODES[return_type.name])
 
     def launch(self, args) -> object:
+        if len(args) != len(self.converters):
+            raise TiTypeError(
+                f"kernel '{self.name}' takes {len(self.converters)} argument(s) but "
+                f"{len(args)} were given"
+            )
         values = [self.launches]
         self.launches += 1
-        for convert, value in zip(self.converters, args, strict=True):
+        for convert, value in zip(self.converters, args, strict=False):
             convert(value, values)
-        self.layout.packer.pack_into(self.ctx, c.CTX_SEED, *values)
+        self.pack_into(self.ctx, c.CTX_SEED, *values)
         self.entry(self.ctx_address)
         if self.has_prints:
             printing.flush()
