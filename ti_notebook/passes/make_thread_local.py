@@ -66,8 +66,6 @@ def _candidates(task: ir.OffloadedStmt) -> dict:
     for stmt in task.walk_all():
         target = _destination(stmt)
         if target is None:
-            if isinstance(stmt, ir.GlobalPtrStmt):
-                continue
             continue
         key, description, dtype = target
         readers = users.get(stmt.id, [])
