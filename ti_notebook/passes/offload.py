@@ -94,6 +94,9 @@ def _rewrite_local_accesses(root: ir.Block, alloca: ir.AllocaStmt, temp: ir.Temp
         block.stmts[block.stmts.index(stmt)] = new
         new.parent = block
         transform.replace_uses(root, stmt, new)
+        for task in root.stmts:  # the loops that tasks came from are outside the tree
+            if task.loop is not None and stmt in task.loop.operands():
+                task.loop.replace_operand(stmt, new)
 
 
 def _import_outside_values(kernel: KernelIR, task: ir.OffloadedStmt) -> None:

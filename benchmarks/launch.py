@@ -1,0 +1,78 @@
+"""Launch overhead and a first throughput figure (issue 2's targets; not a test).
+
+Prints the median launch time of an empty kernel and of a 1,024-element parallel fill
+(over thousands of calls), and the time of a parallel sum of 8M f32 into a 0-D field
+next to NumPy's ``sum`` of the same data, in the same run.
+
+    python benchmarks/launch.py
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import ti_notebook as ti
+
+
+def median_us(fn, calls: int, repeats: int = 7) -> tuple[float, float]:
+    """(median, min) over ``repeats`` batches of ``calls`` calls, in microseconds/call."""
+    fn()
+    batches = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        batches.append((time.perf_counter() - start) / calls * 1e6)
+    return statistics.median(batches), min(batches)
+
+
+def main() -> None:
+    ti.init(arch=ti.cpu)
+    n_small = 1024
+    small = ti.field(ti.f32, shape=n_small)
+
+    @ti.kernel
+    def empty():
+        pass
+
+    @ti.kernel
+    def fill_small(v: ti.f32):
+        for i in small:
+            small[i] = v
+
+    n = 8 * 1024 * 1024
+    x = ti.field(ti.f32, shape=n)
+    s = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def parallel_sum():
+        for i in x:
+            s[None] += x[i]
+
+    data = np.random.default_rng(0).random(n, dtype=np.float32)
+    x.from_numpy(data)
+
+    def run_sum():
+        s[None] = 0
+        parallel_sum()
+
+    rows = [
+        ("empty kernel launch", *median_us(empty, 20000)),
+        ("1,024-element parallel fill", *median_us(lambda: fill_small(1.5), 20000)),
+        ("parallel sum, 8M f32 (ti_notebook)", *median_us(run_sum, 20)),
+        ("numpy sum, 8M f32", *median_us(data.sum, 20)),
+    ]
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
+    print(f"{'benchmark':40s} {'median µs':>12s} {'min µs':>12s}")
+    for name, med, low in rows:
+        print(f"{name:40s} {med:12.2f} {low:12.2f}")
+    print(f"sum: ti_notebook / numpy = {rows[2][1] / rows[3][1]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
