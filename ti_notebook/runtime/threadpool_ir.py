@@ -220,12 +220,15 @@ entry:
 spawn:
   %g = load atomic i32, ptr @gen monotonic, align 4
   store atomic i32 %g, ptr @spawn_gen monotonic, align 4
-  ; Workers inherit the signal mask: block everything so signals (Ctrl-C) keep going to
-  ; the interpreter's threads (glibc never blocks its internal signals).
+  ; Workers inherit the signal mask: block the asynchronous signals so they (Ctrl-C)
+  ; keep going to the interpreter's threads. Fault signals (SEGV, BUS, FPE, ILL, TRAP,
+  ; ABRT, SYS) stay open so a crash in a task still reaches faulthandler; glibc never
+  ; blocks its own internal signals.
   %all = alloca [16 x i64], align 8
   %saved = alloca [16 x i64], align 8
   %tid = alloca i64, align 8
   call void @llvm.memset.p0.i64(ptr %all, i8 -1, i64 128, i1 false)
+  store i64 $SIGMASK0, ptr %all, align 8
   %m0 = call i32 @pthread_sigmask(i32 2, ptr %all, ptr %saved)
   %size = load atomic i32, ptr @size monotonic, align 4
   br label %loop
@@ -438,6 +441,13 @@ define i32 @tin_pool_size$SFX() {
 )
 
 
+# First 64-bit word of the workers' blocked-signal set: all signals but the synchronous
+# fault signals (signal s is bit s - 1).
+_FAULT_SIGNALS = (4, 5, 6, 7, 8, 11, 31)  # ILL TRAP ABRT BUS FPE SEGV SYS
+_ASYNC_SIGNALS_WORD0 = ((1 << 64) - 1) ^ sum(1 << (s - 1) for s in _FAULT_SIGNALS)
+_ASYNC_SIGNALS_WORD0 -= 1 << 64  # as a signed i64 literal
+
+
 def pool_ir(
     suffix: str,
     num_threads: int,
@@ -450,6 +460,7 @@ def pool_ir(
         SFX=suffix,
         NTHREADS=num_threads,
         SELF_BYTES=8 * num_threads,
+        SIGMASK0=_ASYNC_SIGNALS_WORD0,
         WORKER_SPIN=worker_spin,
         CALLER_SPIN=caller_spin,
         LOCK_SPIN=lock_spin,
