@@ -1,0 +1,64 @@
+# ti_notebook developer commands. On a fresh machine with Python 3.11 and pip,
+# `make test` and `make lab` are all that is needed: both build .venv first.
+
+PY ?= python3
+VENV = .venv
+BIN = $(VENV)/bin
+PYTHON = $(BIN)/python
+PIP = $(PYTHON) -m pip
+STAMP = $(VENV)/.installed
+# JupyterLab refuses to start as root unless told; root is usual in containers and CI.
+LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: setup lab test lint format bench clean
+
+setup: $(STAMP)
+
+# The stamp is rebuilt only when the package metadata changes, so re-running is fast.
+# Keep setuptools' default editable mode: its import hook maps ti_notebook.magics,
+# .widgets and .kernels to the top-level folders. `editable_mode=compat` only puts the
+# repository root on sys.path, which loses that mapping (ti_notebook.magics not found).
+$(STAMP): pyproject.toml setup.py
+	test -x $(PYTHON) || $(PY) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+	$(PIP) install -e '.[test,cuda]'
+	touch $@
+
+$(VENV)/.installed-lab: $(STAMP)
+	$(PIP) install -e '.[test,cuda,lab]'
+	touch $@
+
+$(VENV)/.installed-bench: $(STAMP)
+	$(PIP) install -e '.[test,cuda,bench]'
+	touch $@
+
+lab: setup $(VENV)/.installed-lab
+	if $(PYTHON) -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('ti_notebook.install_kernel') is None)"; then \
+		$(PYTHON) -m ti_notebook.install_kernel; \
+	fi
+	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) notebooks/
+
+test: setup
+	$(PYTHON) -m pytest tests/
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: setup $(VENV)/.installed-bench
+	for script in benchmarks/*.py; do \
+		[ -e "$$script" ] || continue; \
+		echo "== $$script"; \
+		$(PYTHON) "$$script" || exit $$?; \
+	done
+
+# Leaves .venv alone (others may be using it); `rm -rf .venv` for a full reset.
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .ruff_cache
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

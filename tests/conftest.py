@@ -1,0 +1,58 @@
+"""Shared pytest setup: a fresh CPU session per test, and skips for missing hardware.
+
+Markers are the test authors' choice (see ``[tool.pytest.ini_options]`` in
+pyproject.toml); nothing here adds a tier marker to a test that has none.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+
+import pytest
+
+
+def _import(name: str):
+    """The module, or None while the package is still missing it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+@pytest.fixture(autouse=True)
+def _ti_session():
+    """Runs each test in its own ``ti.init(arch=ti.cpu)`` session and resets it after.
+
+    A test that needs other options calls ``ti.init`` again itself, which starts over.
+    """
+    ti = _import("ti_notebook")
+    if ti is not None and hasattr(ti, "init") and hasattr(ti, "cpu"):
+        ti.init(arch=ti.cpu)
+    yield
+    if ti is not None and hasattr(ti, "reset"):
+        ti.reset()
+
+
+def _cuda_available() -> bool:
+    devices = _import("ti_notebook.runtime.devices")
+    check = getattr(devices, "cuda_available", None)
+    return bool(check and check())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skips ``cuda`` tests without a CUDA device and ``needs_ptxas`` tests without ptxas.
+
+    Markers are read with ``get_closest_marker``, not ``item.keywords``: keywords also
+    hold folder and test names, so a ``tests/cuda/`` folder would match by name.
+    """
+    cuda_items = [item for item in items if item.get_closest_marker("cuda")]
+    if cuda_items and not _cuda_available():
+        skip = pytest.mark.skip(reason="no CUDA device (cuda-python or the driver reports none)")
+        for item in cuda_items:
+            item.add_marker(skip)
+    if shutil.which("ptxas") is None:
+        skip = pytest.mark.skip(reason="ptxas is not on PATH")
+        for item in items:
+            if item.get_closest_marker("needs_ptxas"):
+                item.add_marker(skip)
