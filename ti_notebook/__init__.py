@@ -66,6 +66,21 @@ from ti_notebook.lang.ops import (
     tanh,
 )
 from ti_notebook.lang.session import init, reset
+from ti_notebook.lang.snode import (
+    FieldsBuilder,
+    SNode,
+    SNodeTree,
+    i,
+    ij,
+    ijk,
+    ijkl,
+    ik,
+    j,
+    jk,
+    k,
+    l,
+    root,
+)
 from ti_notebook.lang.types import (
     f16,
     f32,
@@ -97,6 +112,19 @@ types = _Namespace(ndarray=NdarrayType, template=template, f32=f32, f64=f64, i32
 
 __all__ = [
     "Field",
+    "FieldsBuilder",
+    "SNode",
+    "SNodeTree",
+    "i",
+    "ij",
+    "ijk",
+    "ijkl",
+    "ik",
+    "j",
+    "jk",
+    "k",
+    "l",
+    "root",
     "Func",
     "Kernel",
     "Ndarray",

@@ -78,7 +78,7 @@ def test_reset_frees_fields_and_recompiles_kernels():
 
     assert answer() == 42
     ti.reset()
-    with pytest.raises(RuntimeError, match="freed"):
+    with pytest.raises(RuntimeError, match="destroyed"):
         x[0]
     ti.init(arch=ti.cpu, default_ip=ti.i64)
     assert answer() == 42

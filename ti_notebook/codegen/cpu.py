@@ -101,12 +101,12 @@ class CpuModuleGenerator:
         b = emitter.b
         begin, end = b.trunc(begin64, c.I32), b.trunc(end64, c.I32)
         if task.kind == "struct_for":
-            extents = [ll.Constant(c.I32, n) for n in task.loop.shape]
-            starts = [ll.Constant(c.I32, 0) for _ in task.loop.shape]
+            layout = task.field.layout()
+            emitter.counted_loop(task.loop, begin, end, None, None, task.body, layout=layout)
         else:
             extents = [emitter.v(e) for e in task.extents]
             starts = [emitter.v(s) for s in task.starts]
-        emitter.counted_loop(task.loop, begin, end, extents, starts, task.body)
+            emitter.counted_loop(task.loop, begin, end, extents, starts, task.body)
         emitter.block(task.epilogue)
         emitter.finish()
         return fn

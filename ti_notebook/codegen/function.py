@@ -7,6 +7,8 @@ values and can vectorise loops that use them.
 
 from __future__ import annotations
 
+import math
+
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
@@ -274,15 +276,37 @@ class FunctionEmitter(Arithmetic):
         self.counted_loop(s, self.v(s.begin), self.v(s.end), extents, starts, s.body)
 
     def emit_StructFor(self, s: ir.StructForStmt):
-        extents = [ll.Constant(c.I32, n) for n in s.shape]
-        starts = [ll.Constant(c.I32, 0) for _ in s.shape]
-        total = 1
-        for n in s.shape:
-            total *= n
-        zero, end = ll.Constant(c.I32, 0), ll.Constant(c.I32, total)
-        self.counted_loop(s, zero, end, extents, starts, s.body)
+        layout = s.field.layout()
+        zero = ll.Constant(c.I32, 0)
+        end = ll.Constant(c.I32, math.prod(layout.shape))
+        self.counted_loop(s, zero, end, None, None, s.body, layout=layout)
 
-    def counted_loop(self, loop, begin, end, extents, starts, body, epilogue=None) -> None:
+    def struct_indices(self, flat: ll.Value, layout) -> list[ll.Value]:
+        """Field indices of cell number ``flat`` in memory order (the plan's levels)."""
+        b = self.b
+        indices = [ll.Constant(c.I32, 0)] * len(layout.shape)
+        rest = flat
+        levels = layout.levels
+        for depth in range(len(levels) - 1, -1, -1):
+            level = levels[depth]
+            if depth == 0:
+                local = rest
+            else:
+                count = ll.Constant(c.I32, level.num_cells)
+                local, rest = b.urem(rest, count), b.udiv(rest, count)
+            for k in range(len(level.axes) - 1, -1, -1):
+                axis, extent, below = level.axes[k], level.extents[k], level.below[k]
+                if k == 0:
+                    part = local
+                else:
+                    size = ll.Constant(c.I32, extent)
+                    part, local = b.urem(local, size), b.udiv(local, size)
+                if below > 1:
+                    part = b.mul(part, ll.Constant(c.I32, below), flags=["nuw"])
+                indices[axis] = b.add(indices[axis], part, flags=["nuw"])
+        return indices
+
+    def counted_loop(self, loop, begin, end, extents, starts, body, layout=None) -> None:
         """``for flat in [begin, end)``, splitting ``flat`` into ndrange axes."""
         b = self.b
         counter = self.alloca(c.I32, "i")
@@ -296,7 +320,10 @@ class FunctionEmitter(Arithmetic):
         flat = b.load(counter, typ=c.I32)
         b.cbranch(b.icmp_signed("<", flat, end), body_block, exit_block)
         b.position_at_end(body_block)
-        self.loop_indices[loop.id] = self.split_index(flat, extents, starts)
+        if layout is not None:
+            self.loop_indices[loop.id] = self.struct_indices(flat, layout)
+        else:
+            self.loop_indices[loop.id] = self.split_index(flat, extents, starts)
         self.loop_targets.append((latch, exit_block))
         self.block(body)
         self.loop_targets.pop()

@@ -352,7 +352,6 @@ class StructForStmt(Stmt):
     def __init__(self, field: Any, config: dict | None = None) -> None:
         super().__init__(None)
         self.field = field
-        self.shape: tuple[int, ...] = tuple(field.shape)
         self.config = dict(config or {})
         self.body = _block(self, None)
 

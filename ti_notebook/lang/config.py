@@ -127,6 +127,12 @@ def make_config(arch: str | None = None, **options) -> Config:
     return config
 
 
+def bump_generation() -> None:
+    """Compiled kernels become stale (a tree they may use was destroyed)."""
+    global _generation
+    _generation += 1
+
+
 def set_current(config: Config | None) -> None:
     """Installs ``config`` (None: back to the uninitialised defaults)."""
     global _current, _initialized, _generation

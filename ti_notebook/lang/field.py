@@ -1,7 +1,8 @@
 """``ti.field``: a typed, N-dimensional array that kernels and Python both index.
 
-A field's elements live in its SNode tree's buffer at the addresses its
-:class:`FieldPlan` gives; codegen computes addresses from the same plan.
+A field is declared, placed in an SNode tree (``ti.field(dtype, shape)`` places it with
+``ti.root.dense(...)``), and lives at the addresses its tree's memory plan gives;
+codegen, ``to_numpy`` and the layout widget all read the same plan.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -13,45 +14,20 @@ A field's elements live in its SNode tree's buffer at the addresses its
 
 from __future__ import annotations
 
-import dataclasses
+import linecache
+import re
+import sys
 import weakref
 
 import numpy as np
 
 from ti_notebook.errors import TiIndexError, TiRuntimeError, TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
+from ti_notebook.lang import snode as _snode
 from ti_notebook.lang import types
-from ti_notebook.lang.memory import TreeMemory, allocate_tree
+from ti_notebook.lang.plan import FieldLayout
 
-_live_fields: weakref.WeakSet = weakref.WeakSet()
-
-
-@dataclasses.dataclass(frozen=True)
-class FieldPlan:
-    """Where a field's elements are: ``base + offset + sum(index[a] * strides[a])``.
-
-    Read-only compiler data (DESIGN.md section 4): addresses are relative to the base
-    of tree ``tree_id``.
-    """
-
-    tree_id: int
-    offset: int
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    cell_size: int
-    dtype_name: str
-
-    def address(self, index: tuple[int, ...]) -> int:
-        """Byte address of ``index`` relative to the tree's base."""
-        return self.offset + sum(i * s for i, s in zip(index, self.strides, strict=True))
-
-
-def _row_major_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    strides, step = [], itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= extent
-    return tuple(reversed(strides))
+_live_trees: weakref.WeakSet = weakref.WeakSet()
 
 
 def normalize_shape(shape) -> tuple[int, ...]:
@@ -65,50 +41,94 @@ def normalize_shape(shape) -> tuple[int, ...]:
     return shape
 
 
+def _wrap(value: int, dtype: types.DataType) -> int:
+    value &= (1 << dtype.bits) - 1
+    if dtype.is_signed and value >= 1 << (dtype.bits - 1):
+        value -= 1 << dtype.bits
+    return value
+
+
 class Field:
     """A scalar field; see :func:`field`."""
 
-    def __init__(self, dtype: types.DataType, shape: tuple[int, ...], name: str = "") -> None:
+    def __init__(self, dtype: types.DataType, name: str = "") -> None:
         self.dtype = dtype
-        self.shape = shape
         self.name = name or "field"
-        itemsize = dtype.size
-        count = int(np.prod(shape)) if shape else 1
-        self._memory: TreeMemory = allocate_tree(count * itemsize)
-        self._plan = FieldPlan(
-            self._memory.tree_id,
-            0,
-            shape,
-            _row_major_strides(shape, itemsize),
-            itemsize,
-            dtype.name,
-        )
-        self._view = self._memory.view(dtype.np_dtype, 0, shape, self._plan.strides)
-        _live_fields.add(self)
+        self._snode: _snode.SNode | None = None
+        self._tree = None
+        self._layout: FieldLayout | None = None
+        self._view: np.ndarray | None = None
 
-    # -- compiler data -----------------------------------------------------------------
+    # -- placement ---------------------------------------------------------------------
+    def _bind(self, tree, layout: FieldLayout) -> None:
+        self._tree = tree
+        self._layout = layout
+        _live_trees.add(tree)
+        strides = layout.strides
+        if strides is not None and not layout.is_sparse:
+            base = layout.offset
+            self._view = tree.memory.view(self.dtype.np_dtype, base, layout.shape, strides)
+
+    def _materialize(self) -> None:
+        if self._layout is not None:
+            if self._tree.destroyed:
+                raise TiRuntimeError(
+                    f"field '{self.name}' belongs to an SNode tree that was destroyed "
+                    "(tree.destroy() or ti.reset())",
+                    hint="declare the field again in a new tree",
+                )
+            return
+        if self._snode is None:
+            raise TiRuntimeError(
+                f"field '{self.name}' was declared without a shape and never placed",
+                hint="place it first, e.g. ti.root.dense(ti.i, n).place(x)",
+            )
+        builder = self._snode.builder
+        if builder.discarded:
+            raise TiRuntimeError(
+                f"field '{self.name}' was declared before ti.reset(), which destroyed it",
+                hint="declare the field again after ti.init()",
+            )
+        if builder is _snode.default_builder():
+            _snode.materialize_default()
+        else:
+            raise TiRuntimeError(
+                f"field '{self.name}' belongs to a FieldsBuilder that is not finalized",
+                hint="call fb.finalize() before using its fields",
+            )
+
+    @property
+    def snode(self) -> _snode.SNode:
+        if self._snode is None:
+            raise TiRuntimeError(f"field '{self.name}' is not placed yet")
+        return self._snode
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        if self._layout is not None:
+            return self._layout.shape
+        return self.snode.parent().shape
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
 
-    def layout(self) -> FieldPlan:
-        """The field's memory plan (read-only)."""
-        self._check_alive()
-        return self._plan
+    def layout(self) -> FieldLayout:
+        """The field's memory plan (read-only; see ``lang/plan.py``)."""
+        self._materialize()
+        return self._layout
 
     @property
-    def plan(self) -> FieldPlan:
+    def plan(self) -> FieldLayout:
         return self.layout()
 
-    def _check_alive(self) -> None:
-        if not self._memory.alive:
-            raise TiRuntimeError(
-                f"field '{self.name}' was freed (ti.reset() or its tree was destroyed)",
-                hint="create the field again after ti.reset()",
-            )
+    @property
+    def tree(self):
+        self._materialize()
+        return self._tree
 
-    def destroy(self) -> None:
-        self._memory.free()
+    def parent(self, n: int = 1):
+        return self.snode.parent(n)
 
     # -- Python-scope access -------------------------------------------------------------
     def _index(self, key) -> tuple[int, ...]:
@@ -116,58 +136,96 @@ class Field:
             key = ()
         elif not isinstance(key, tuple):
             key = (key,)
-        if len(key) != self.ndim:
+        shape = self.shape
+        if len(key) != len(shape):
             raise TiIndexError(
-                f"field '{self.name}' has {self.ndim} dimension(s) but was indexed with {len(key)}",
-                hint="use x[None] for a 0-D field" if self.ndim == 0 else "",
+                f"field '{self.name}' has {len(shape)} dimension(s) but was indexed with "
+                f"{len(key)}",
+                hint="use x[None] for a 0-D field" if not shape else "",
             )
         index = []
-        for axis, (i, extent) in enumerate(zip(key, self.shape, strict=True)):
+        for axis, (i, extent) in enumerate(zip(key, shape, strict=True)):
             if not isinstance(i, (int, np.integer)):
                 raise TiTypeError(f"field index {i!r} on axis {axis} is not an integer")
             if not 0 <= i < extent:
                 raise TiIndexError(
                     f"index {tuple(key)} is out of range for field '{self.name}' of shape "
-                    f"{self.shape} (axis {axis})"
+                    f"{shape} (axis {axis})"
                 )
             index.append(int(i))
         return tuple(index)
 
+    def _element(self, index: tuple[int, ...]) -> np.ndarray:
+        """A 0-D view of one element."""
+        address = self._layout.address(index)
+        return self._tree.memory.view(self.dtype.np_dtype, address, (), ())
+
     def __getitem__(self, key):
-        self._check_alive()
-        return self._view[self._index(key)].item()
+        self._materialize()
+        index = self._index(key)
+        if self._view is not None:
+            return self._view[index].item()
+        return self._element(index)[()].item()
 
     def __setitem__(self, key, value) -> None:
-        self._check_alive()
+        self._materialize()
         index = self._index(key)
         if self.dtype.is_integral and isinstance(value, int):
             value = _wrap(value, self.dtype)  # as a store in a kernel would
-        self._view[index] = value
+        from ti_notebook.lang import sparse
+
+        if self._view is not None:
+            self._view[index] = value
+            return
+        sparse.activate_path(self, index)
+        self._element(index)[()] = value
+
+    def _flat_view(self) -> np.ndarray:
+        memory = self._tree.memory
+        count = memory.nbytes // self.dtype.size
+        return memory.view(self.dtype.np_dtype, 0, (count,), (self.dtype.size,))
 
     def fill(self, value) -> None:
-        self._check_alive()
-        self._view[...] = value
+        self._materialize()
+        if self._view is not None:
+            self._view[...] = value
+            return
+        if self._layout.is_sparse and value != 0:
+            from ti_notebook.lang import sparse
+
+            sparse.activate_all(self)
+        self._flat_view()[self._layout.addresses() // self.dtype.size] = value
 
     def to_numpy(self, dtype=None) -> np.ndarray:
-        self._check_alive()
-        return np.array(self._view, dtype=dtype, copy=True)
+        self._materialize()
+        if self._view is not None:
+            return np.array(self._view, dtype=dtype, copy=True)
+        values = self._flat_view()[self._layout.addresses() // self.dtype.size]
+        return values.astype(dtype) if dtype is not None else values
 
     def from_numpy(self, array) -> None:
-        self._check_alive()
+        self._materialize()
         array = np.asarray(array)
         if array.shape != self.shape:
             raise TiValueError(
                 f"from_numpy: array of shape {array.shape} does not match field "
                 f"'{self.name}' of shape {self.shape}"
             )
-        self._view[...] = array
+        if self._view is not None:
+            self._view[...] = array
+            return
+        if self._layout.is_sparse:
+            from ti_notebook.lang import sparse
+
+            sparse.activate_all(self)
+        self._flat_view()[self._layout.addresses() // self.dtype.size] = array
 
     def __repr__(self) -> str:
-        return f"<ti.field {self.name}: {self.dtype} {self.shape}>"
+        return f"<ti.field {self.name}: {self.dtype}>"
 
 
-def field(dtype, shape=(), name: str = "", **_unused) -> Field:
-    """Creates a zero-initialised field of ``dtype`` and ``shape`` (``()``: 0-D).
+def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **_unused) -> Field:
+    """Declares a field of ``dtype``; with ``shape`` it is placed in ``ti.root`` at once.
 
     >>> import ti_notebook as ti
     >>> s = ti.field(ti.i32, shape=())
@@ -179,17 +237,33 @@ def field(dtype, shape=(), name: str = "", **_unused) -> Field:
     dt = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
     if dt is None:
         raise TiTypeError(f"ti.field: {dtype!r} is not a type", hint="use e.g. ti.f32")
-    return Field(dt, normalize_shape(shape), name)
+    result = Field(dt, name or _assigned_name(sys._getframe(1)))
+    if shape is not None:
+        place_with_shape(result, normalize_shape(shape))
+    return result
 
 
-def _wrap(value: int, dtype: types.DataType) -> int:
-    value &= (1 << dtype.bits) - 1
-    if dtype.is_signed and value >= 1 << (dtype.bits - 1):
-        value -= 1 << dtype.bits
-    return value
+_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
+
+
+def _assigned_name(frame) -> str:
+    """``x`` in ``x = ti.field(...)``: the name errors and pictures use for the field."""
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    match = _ASSIGNMENT.match(line)
+    return match.group(1) if match else ""
+
+
+def place_with_shape(f, shape: tuple[int, ...]) -> None:
+    """``ti.field(..., shape=s)``: sugar for ``ti.root.dense(axes, s).place(f)``."""
+    if shape == ():
+        _snode.root.place(f)
+    else:
+        axes = tuple(_snode.Axis(a) for a in range(len(shape)))
+        _snode.root.dense(axes, shape).place(f)
 
 
 def free_all_fields() -> None:
-    """``ti.reset()``: frees every field's memory."""
-    for f in list(_live_fields):
-        f.destroy()
+    """``ti.reset()``: frees every tree's memory and forgets ``ti.root``'s declarations."""
+    for tree in list(_live_trees):
+        tree.memory.free()
+    _snode.reset_default()

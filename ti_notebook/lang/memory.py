@@ -1,25 +1,48 @@
-"""Field memory: aligned buffers registered in the process's roots table.
+"""Field memory: lazily committed buffers registered in the process's roots table.
 
-Every SNode tree owns one buffer. Kernels never embed a buffer's address: they read
-it from the *roots table* (``roots_table_address()``, slot ``tree_id``) at the start
-of each task, so compiled code stays valid when a tree is freed and its id reused, and
-object code can be cached across processes.
+Every SNode tree owns one region reserved with ``mmap(MAP_NORESERVE)``: the kernel
+commits a page only when it is first written, so a sparse (pointer) grid of any size
+costs memory only for the blocks that become active, and reading an untouched page
+gives zeros. Kernels never embed a buffer's address: they read it from the *roots
+table* (slot ``tree_id``) at the start of each task, so compiled code stays valid when
+a tree is freed and its id reused, and object code can be cached across processes.
 
-    >>> tree = allocate_tree(64)
-    >>> roots_table()[tree.tree_id] == tree.address
-    True
+    >>> tree = allocate_tree(1 << 20)
+    >>> roots_table()[tree.tree_id] == tree.address, tree.resident_bytes()
+    (True, 0)
     >>> tree.free()
 """
 
 from __future__ import annotations
 
+import ctypes
+import mmap
+import os
+
 import numpy as np
 
 MAX_TREES = 4096
-ALIGNMENT = 64  # a cache line: vector loads of a row never straddle two lines
+PAGE = mmap.PAGESIZE
 
 _roots = np.zeros(MAX_TREES, dtype=np.int64)
 _free_ids = list(range(MAX_TREES - 1, -1, -1))
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [
+    ctypes.c_void_p,
+    ctypes.c_size_t,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.c_long,
+]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+_MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)
+_MADV_DONTNEED = 4
+_MAP_FAILED = ctypes.c_void_p(-1).value
 
 
 def roots_table() -> np.ndarray:
@@ -31,31 +54,57 @@ def roots_table_address() -> int:
 
 
 class TreeMemory:
-    """One tree's zero-initialised, 64-byte aligned buffer and its roots-table slot."""
+    """One tree's zero-initialised, page-aligned region and its roots-table slot."""
 
     def __init__(self, nbytes: int) -> None:
         if not _free_ids:
             raise MemoryError(f"more than {MAX_TREES} SNode trees alive; destroy() some")
         self.nbytes = max(int(nbytes), 1)
-        raw = np.zeros(self.nbytes + ALIGNMENT, dtype=np.uint8)
-        skip = (-raw.ctypes.data) % ALIGNMENT
-        self._raw = raw
-        self.buffer = raw[skip : skip + self.nbytes]
-        self.address = self.buffer.ctypes.data
+        self.reserved = (self.nbytes + PAGE - 1) // PAGE * PAGE
+        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
+        prot = mmap.PROT_READ | mmap.PROT_WRITE
+        address = _libc.mmap(None, self.reserved, prot, flags, -1, 0)
+        if address in (None, _MAP_FAILED):
+            raise MemoryError(
+                f"cannot reserve {self.reserved} bytes: {os.strerror(ctypes.get_errno())}"
+            )
+        self.address = address
+        self.buffer = np.ctypeslib.as_array((ctypes.c_uint8 * self.nbytes).from_address(address))
         self.tree_id = _free_ids.pop()
         _roots[self.tree_id] = self.address
         self.alive = True
 
     def view(self, dtype: np.dtype, offset: int, shape: tuple, strides: tuple) -> np.ndarray:
-        """A NumPy view of part of the buffer (no copy)."""
+        """A NumPy view of part of the region (no copy)."""
         return np.ndarray(shape, dtype=dtype, buffer=self.buffer, offset=offset, strides=strides)
+
+    def zero(self, offset: int, nbytes: int) -> None:
+        """Zeroes a byte range, handing whole pages back to the OS."""
+        start, end = offset, offset + nbytes
+        first_page = (start + PAGE - 1) // PAGE * PAGE
+        last_page = end // PAGE * PAGE
+        if last_page > first_page:
+            self.buffer[start:first_page] = 0
+            _libc.madvise(self.address + first_page, last_page - first_page, _MADV_DONTNEED)
+            self.buffer[last_page:end] = 0
+        else:
+            self.buffer[start:end] = 0
+
+    def resident_bytes(self) -> int:
+        """Bytes of the region the OS has actually committed (``mincore``)."""
+        pages = self.reserved // PAGE
+        vec = (ctypes.c_ubyte * pages)()
+        if _libc.mincore(self.address, self.reserved, vec) != 0:
+            return -1
+        return int(np.count_nonzero(np.frombuffer(vec, dtype=np.uint8) & 1)) * PAGE
 
     def free(self) -> None:
         if self.alive:
             self.alive = False
             _roots[self.tree_id] = 0
             _free_ids.append(self.tree_id)
-            self._raw = self.buffer = None
+            self.buffer = None
+            _libc.munmap(self.address, self.reserved)
 
 
 def allocate_tree(nbytes: int) -> TreeMemory:

@@ -1,7 +1,10 @@
 """Lower field accesses to address arithmetic from the fields' memory plans.
 
-``x[i, j]`` becomes ``root(tree) + offset + i*stride0 + j*stride1`` in i64, with the
-numbers read from ``x.layout()`` only (DESIGN.md section 4). With ``debug=True`` each
+``x[i, j]`` becomes ``root(tree) + offset + i*stride0 + j*stride1`` in i64 (with one
+term per level for nested layouts), the numbers read from ``x.layout()`` only
+(DESIGN.md section 4). Writes to sparse fields first set the activity bits of the
+cells on their path; a struct-for over a sparse field skips inactive cells. With
+``debug=True`` each
 field and ndarray access first checks its indices against the shape; a failed check
 stops the launch and raises :class:`~ti_notebook.errors.TiIndexError` naming the
 field, the index and the shape.
@@ -14,13 +17,19 @@ from ti_notebook.ir import transform
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.lang import types
 from ti_notebook.lang.config import Config
+from ti_notebook.passes import plan_arith as arith
 
 
 def run(kernel: KernelIR, config: Config) -> bool:
     lowered: dict[int, ir.Stmt] = {}
+    _guard_sparse_struct_fors(kernel)
     for stmt in list(kernel.block.walk()):
         if config.debug and isinstance(stmt, ir.ExternalPtrStmt):
             _check_external(kernel, stmt)
+        if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
+            ptr = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else stmt.dest
+            if isinstance(ptr, ir.GlobalPtrStmt) and ptr.field.layout().is_sparse:
+                arith.activate(arith.Emitter(stmt), ptr.field.layout(), ptr.indices)
         if isinstance(stmt, ir.GlobalPtrStmt):
             lowered[stmt.id] = _lower(kernel, stmt, config.debug)
     if lowered:
@@ -29,6 +38,31 @@ def run(kernel: KernelIR, config: Config) -> bool:
                 if operand.id in lowered:
                     stmt.replace_operand(operand, lowered[operand.id])
     return bool(lowered)
+
+
+def _guard_sparse_struct_fors(kernel: KernelIR) -> None:
+    """A struct-for over a sparse field runs its body only for active cells."""
+    loops = [t for t in kernel.tasks() if t.kind == "struct_for"]
+    loops += [s for s in kernel.block.walk() if isinstance(s, ir.StructForStmt)]
+    for loop in loops:
+        field = loop.field
+        layout = field.layout()
+        sparse = [level for level in layout.levels if level.is_sparse]
+        if not sparse:
+            continue
+        body = loop.body
+        struct_loop = loop.loop if isinstance(loop, ir.OffloadedStmt) else loop
+        old = list(body.stmts)
+        body.stmts = []
+        indices = [
+            body.append(ir.LoopIndexStmt(struct_loop, axis, types.i32))
+            for axis in range(len(layout.shape))
+        ]
+        anchor = body.append(ir.ConstStmt(0, types.i32))
+        cond = arith.is_active(arith.Emitter(anchor), layout, indices, sparse)
+        guard = body.append(ir.IfStmt(cond))
+        for stmt in old:
+            guard.true_block.append(stmt)
 
 
 def _emit(anchor: ir.Stmt, stmt: ir.Stmt) -> ir.Stmt:
@@ -42,13 +76,9 @@ def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt, debug: bool) -> ir.Stmt:
     if debug and ptr.indices:
         shape = [_emit(ptr, ir.ConstStmt(n, types.i32)) for n in plan.shape]
         _bounds_check(kernel, ptr, ptr.indices, shape, f"field '{field.name}'")
-    offset: ir.Stmt = _emit(ptr, ir.ConstStmt(plan.offset, types.i64))
-    for index, stride in zip(ptr.indices, plan.strides, strict=True):
-        wide = _emit(ptr, ir.CastStmt(index, types.i64))
-        step = _emit(ptr, ir.ConstStmt(stride, types.i64))
-        term = _emit(ptr, ir.BinaryOpStmt("mul", wide, step, types.i64))
-        offset = _emit(ptr, ir.BinaryOpStmt("add", offset, term, types.i64))
-    root = _emit(ptr, ir.RootPtrStmt(plan.tree_id))
+    emit = arith.Emitter(ptr)
+    offset = arith.element_offset(emit, plan, ptr.indices)
+    root = emit(ir.RootPtrStmt(plan.tree_id))
     address = ir.PtrOffsetStmt(root, offset, field.dtype)
     address.pos = ptr.pos
     block = ptr.parent

@@ -48,7 +48,7 @@ def _split_into_tasks(root: ir.Block) -> list[ir.OffloadedStmt]:
                 task.begin, task.end = stmt.begin, stmt.end
             else:
                 task.field = stmt.field
-                task.begin, task.end = 0, math.prod(stmt.shape)
+                task.begin, task.end = 0, math.prod(stmt.field.shape)
             for inner in list(stmt.body.stmts):
                 task.body.append(inner)
             stmt.body.stmts = []

@@ -1,0 +1,147 @@
+"""The memory plan: where every element of every field of an SNode tree lives.
+
+Computed once when a tree is finalised (DESIGN.md section 4) and read-only afterwards.
+Codegen computes addresses from it, and so do ``to_numpy`` and the layout widget, so
+what a picture shows is what the machine does. For a field on the path
+``root → L1 → ... → Lk → place``, the byte address of index ``I`` relative to the
+tree's base is
+
+    sum over levels L of  offset_L + sum over axes a of L of
+        ((I[a] // below[L, a]) % extent[L, a]) * stride[L, a]
+    + offset of the field inside its cell
+
+where ``below[L, a]`` is the product of the extents of axis ``a`` in the levels under
+``L``. A dense level ``dense(ti.ij, (3, 4))`` is row-major over its own axes, so
+
+    >>> from ti_notebook.lang.types import f32
+    >>> lv = LevelPlan("dense", (0, 1), (3, 4), (1, 1), 4, (16, 4), 0, 12, None, (3, 4))
+    >>> layout = FieldLayout(0, "x", "f32", (3, 4), (lv,), 0, 4)
+    >>> layout.address((1, 2)), layout.strides
+    (24, (16, 4))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class LevelPlan:
+    """One SNode level on a field's path from the root."""
+
+    kind: str  # dense | pointer | bitmasked
+    axes: tuple[int, ...]  # field axes split here, in the order of the dense() call
+    extents: tuple[int, ...]  # cells along each of ``axes``
+    below: tuple[int, ...]  # per axis: product of that axis's extents further down
+    cell_size: int  # bytes of one cell
+    strides: tuple[int, ...]  # bytes between neighbouring cells along each axis
+    offset: int  # byte offset of this level's cells inside the parent's cell
+    num_cells: int  # cells of this level inside one parent cell
+    mask_offset: int | None  # sparse levels: tree offset of the activity bitmask
+    # per field axis: cells of this level along it over the whole tree (bitmask grid)
+    grid: tuple[int, ...] = ()
+
+    @property
+    def is_sparse(self) -> bool:
+        return self.kind in ("pointer", "bitmasked")
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldLayout:
+    """The memory plan of one field (``field.layout()``)."""
+
+    tree_id: int
+    name: str
+    dtype_name: str
+    shape: tuple[int, ...]
+    levels: tuple[LevelPlan, ...]
+    offset_in_cell: int  # the field's offset inside its leaf cell
+    cell_size: int  # bytes of the leaf cell (all fields placed together)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self.dtype_name[1:]) // 8
+
+    @property
+    def offset(self) -> int:
+        """Address of element 0 (all indices zero)."""
+        return self.address((0,) * len(self.shape))
+
+    def address(self, index) -> int:
+        """Byte address of ``index`` relative to the tree's base."""
+        total = self.offset_in_cell
+        for level in self.levels:
+            total += level.offset
+            for a, extent, below, stride in zip(
+                level.axes, level.extents, level.below, level.strides, strict=True
+            ):
+                total += (index[a] // below % extent) * stride
+        return total
+
+    def addresses(self) -> np.ndarray:
+        """Byte addresses of every element, shaped like the field (vectorised)."""
+        grids = np.indices(self.shape, dtype=np.int64) if self.shape else np.zeros((0,))
+        total = np.full(self.shape, self.offset_in_cell, dtype=np.int64)
+        for level in self.levels:
+            total += level.offset
+            for a, extent, below, stride in zip(
+                level.axes, level.extents, level.below, level.strides, strict=True
+            ):
+                total += (grids[a] // below % extent) * stride
+        return total
+
+    @property
+    def strides(self) -> tuple[int, ...] | None:
+        """Byte stride per axis when each axis is split by one level only, else None."""
+        found: dict[int, int] = {}
+        for level in self.levels:
+            for a, stride in zip(level.axes, level.strides, strict=True):
+                if a in found:
+                    return None
+                found[a] = stride
+        return tuple(found.get(a, 0) for a in range(len(self.shape)))
+
+    @property
+    def is_sparse(self) -> bool:
+        return any(level.is_sparse for level in self.levels)
+
+    def block_shapes(self) -> list[tuple[int, ...]]:
+        """Per level, the block (cells) it spans in index space, per field axis."""
+        shapes = []
+        for level in self.levels:
+            block = [1] * len(self.shape)
+            for a, extent, below in zip(level.axes, level.extents, level.below, strict=True):
+                block[a] = extent * below
+            shapes.append(tuple(block))
+        return shapes
+
+    def cell_index(self, level: LevelPlan, index) -> int:
+        """Row-major number of the ``level`` cell holding ``index`` (its bitmask bit)."""
+        below = dict(zip(level.axes, level.below, strict=True))
+        prefix = self._prefix_below(level)
+        g = 0
+        for a, extent in enumerate(level.grid):
+            g = g * extent + index[a] // below.get(a, prefix[a])
+        return g
+
+    def _prefix_below(self, level: LevelPlan) -> list[int]:
+        """Per axis, the product of that axis's extents under ``level`` (all levels)."""
+        depth = self.levels.index(level)
+        below = [1] * len(self.shape)
+        for deeper in self.levels[depth + 1 :]:
+            for a, e in zip(deeper.axes, deeper.extents, strict=True):
+                below[a] *= e
+        return below
+
+    def describe(self) -> str:
+        lines = [f"field {self.name}: {self.dtype_name}{list(self.shape)} in tree {self.tree_id}"]
+        for depth, level in enumerate(self.levels):
+            axes = "".join("ijkl"[a] for a in level.axes)
+            lines.append(
+                f"  {'  ' * depth}{level.kind}({axes}, {level.extents}) cell={level.cell_size}B "
+                f"strides={level.strides} offset={level.offset}"
+            )
+        lines.append(f"  leaf offset {self.offset_in_cell} of a {self.cell_size}B cell")
+        return "\n".join(lines)

@@ -1,0 +1,314 @@
+"""Taichi's data-layout language: ``ti.root.dense(...).place(...)`` and FieldsBuilder.
+
+A layout is a tree of SNodes: ``dense``, ``pointer`` and ``bitmasked`` levels that split
+index axes, and ``place`` leaves that hold fields. Finalising a tree computes its
+memory plan (``lang/plan.py``) and reserves its memory.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> x = ti.field(ti.f32)
+    >>> ti.root.dense(ti.j, 3).dense(ti.i, 2).place(x)  # column-major 2 x 3
+    <ti.SNode place>
+    >>> x.layout().address((1, 0)), x.layout().address((0, 1))
+    (4, 8)
+"""
+
+from __future__ import annotations
+
+import math
+
+from ti_notebook.errors import TiRuntimeError, TiTypeError, TiValueError
+from ti_notebook.lang import plan as _plan
+from ti_notebook.lang.memory import allocate_tree
+
+
+class Axis:
+    """An index axis: ``ti.i`` is axis 0, ``ti.j`` axis 1..."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return "ijkl"[self.index]
+
+
+i, j, k, l = Axis(0), Axis(1), Axis(2), Axis(3)  # noqa: E741 - Taichi's names
+ij, ik, jk = (i, j), (i, k), (j, k)
+ijk, ijkl = (i, j, k), (i, j, k, l)
+
+
+def _axes(axes) -> tuple[int, ...]:
+    axes = axes if isinstance(axes, (tuple, list)) else (axes,)
+    if not all(isinstance(a, Axis) for a in axes):
+        raise TiTypeError(f"axes must be ti.i, ti.j, ti.ij..., got {axes!r}")
+    found = tuple(a.index for a in axes)
+    if len(set(found)) != len(found):
+        raise TiValueError(f"an axis appears twice in {axes!r}")
+    return found
+
+
+class SNode:
+    """One node of a layout tree."""
+
+    def __init__(self, builder, kind: str, parent=None, axes=(), extents=()) -> None:
+        self.builder = builder
+        self.kind = kind
+        self._parent = parent
+        self.axes: tuple[int, ...] = axes
+        self.extents: tuple[int, ...] = extents
+        self.children: list[SNode] = []
+        self.field = None  # place nodes only
+        self.level_plan: _plan.LevelPlan | None = None
+
+    # -- building ----------------------------------------------------------------------
+    def _child(self, kind: str, axes, dimensions) -> SNode:
+        self.builder._check_open()
+        axes = _axes(axes)
+        dims = dimensions if isinstance(dimensions, (tuple, list)) else (dimensions,) * len(axes)
+        if len(dims) != len(axes) or any(int(d) <= 0 for d in dims):
+            raise TiValueError(f"{kind}({axes}, {dimensions}): one positive extent per axis")
+        node = SNode(self.builder, kind, self, axes, tuple(int(d) for d in dims))
+        self.children.append(node)
+        return node
+
+    def dense(self, axes, dimensions) -> SNode:
+        """A dense level: every cell exists."""
+        return self._child("dense", axes, dimensions)
+
+    def pointer(self, axes, dimensions) -> SNode:
+        """A sparse level whose cells are activated on write (memory on demand)."""
+        return self._child("pointer", axes, dimensions)
+
+    def bitmasked(self, axes, dimensions) -> SNode:
+        """A sparse level with one activity bit per cell."""
+        return self._child("bitmasked", axes, dimensions)
+
+    def place(self, *fields, offset=None) -> SNode:
+        """Places fields in this node's cells; ``place(x, y)`` interleaves them (AoS)."""
+        self.builder._check_open()
+        for f in fields:
+            for component in getattr(f, "components", [f]):
+                if component._snode is not None:
+                    raise TiRuntimeError(f"field '{component.name}' is already placed")
+                leaf = SNode(self.builder, "place", self)
+                leaf.field = component
+                component._snode = leaf
+                self.children.append(leaf)
+        return self
+
+    # -- queries -----------------------------------------------------------------------
+    def parent(self, n: int = 1):
+        node = self
+        for _ in range(n):
+            node = node._parent
+            if node is None:
+                return None
+        return node
+
+    def path(self) -> list[SNode]:
+        """Levels from the root's first child down to this node."""
+        nodes, node = [], self
+        while node is not None and node.kind != "root":
+            if node.kind != "place":
+                nodes.append(node)
+            node = node._parent
+        return nodes[::-1]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        ndim = max((a + 1 for n in self.path() for a in n.axes), default=0)
+        shape = [1] * ndim
+        for node in self.path():
+            for a, e in zip(node.axes, node.extents, strict=True):
+                shape[a] *= e
+        return tuple(shape)
+
+    def deactivate_all(self) -> None:
+        """Deactivates every cell of this sparse node (and clears what it held)."""
+        from ti_notebook.lang.sparse import deactivate_all
+
+        deactivate_all(self)
+
+    def __repr__(self) -> str:
+        return f"<ti.SNode {self.kind}>"
+
+
+class FieldsBuilder:
+    """Declares one SNode tree; ``finalize()`` allocates it and returns the tree."""
+
+    def __init__(self) -> None:
+        self.root = SNode(self, "root")
+        self.tree: SNodeTree | None = None
+        self.discarded = False  # ti.reset() dropped this (default) builder
+
+    def _check_open(self) -> None:
+        if self.tree is not None:
+            raise TiRuntimeError("this FieldsBuilder was finalized; start a new one")
+
+    def dense(self, axes, dimensions) -> SNode:
+        return self.root.dense(axes, dimensions)
+
+    def pointer(self, axes, dimensions) -> SNode:
+        return self.root.pointer(axes, dimensions)
+
+    def bitmasked(self, axes, dimensions) -> SNode:
+        return self.root.bitmasked(axes, dimensions)
+
+    def place(self, *fields) -> SNode:
+        return self.root.place(*fields)
+
+    @property
+    def empty(self) -> bool:
+        return not self.root.children
+
+    def finalize(self) -> SNodeTree:
+        """Computes the memory plan and reserves the tree's memory."""
+        self._check_open()
+        self.tree = SNodeTree(self)
+        return self.tree
+
+
+class SNodeTree:
+    """A finalised tree: its memory and its plan. ``destroy()`` frees both."""
+
+    def __init__(self, builder: FieldsBuilder) -> None:
+        self.builder = builder
+        size = _layout_cells(builder.root)
+        self.sparse_nodes = [n for n in _walk(builder.root) if n.kind in ("pointer", "bitmasked")]
+        mask_offsets = {}
+        for node in self.sparse_nodes:
+            mask_offsets[id(node)] = size
+            total_cells = math.prod(math.prod(n.extents) for n in node.path())
+            size += (total_cells + 63) // 64 * 8
+        self.nbytes = size
+        self.memory = allocate_tree(size)
+        self.tree_id = self.memory.tree_id
+        self.fields = []
+        for leaf in _walk(builder.root):
+            if leaf.kind == "place":
+                leaf.field._bind(self, _field_layout(self.tree_id, leaf, mask_offsets))
+                self.fields.append(leaf.field)
+        for node in _walk(builder.root):
+            if node.kind not in ("root", "place"):
+                node.level_plan = _level(node, {}, mask_offsets)
+
+    @property
+    def destroyed(self) -> bool:
+        return not self.memory.alive
+
+    def destroy(self) -> None:
+        """Frees the tree's memory; its fields and kernels using them stop working."""
+        from ti_notebook.lang import config
+
+        if self.memory.alive:
+            self.memory.free()
+            config.bump_generation()  # compiled kernels may point into this tree
+
+    def resident_bytes(self) -> int:
+        return self.memory.resident_bytes()
+
+
+def _walk(node: SNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _align(value: int, alignment: int) -> int:
+    return (value + alignment - 1) // alignment * alignment
+
+
+def _alignment(node: SNode) -> int:
+    if node.kind == "place":
+        return node.field.dtype.size
+    return max((_alignment(c) for c in node.children), default=1)
+
+
+def _layout_cells(node: SNode) -> int:
+    """Lays out ``node``'s cell (children side by side); returns the container size."""
+    offset = 0
+    for child in node.children:
+        offset = _align(offset, _alignment(child))
+        child.offset_in_parent = offset
+        offset += _layout_cells(child) if child.kind != "place" else child.field.dtype.size
+    node.cell_size = _align(offset, _alignment(node)) if node.children else 0
+    return node.cell_size * (math.prod(node.extents) if node.kind != "root" else 1)
+
+
+def _level(node: SNode, below_axes: dict, mask_offsets: dict) -> _plan.LevelPlan:
+    ndim = max((a + 1 for n in node.path() for a in n.axes), default=0)
+    grid = [1] * ndim
+    for upper in node.path():
+        for a, e in zip(upper.axes, upper.extents, strict=True):
+            grid[a] *= e
+    strides, step = [], node.cell_size
+    for extent in reversed(node.extents):
+        strides.append(step)
+        step *= extent
+    below = tuple(below_axes.get(a, 1) for a in node.axes)
+    return _plan.LevelPlan(
+        node.kind,
+        node.axes,
+        node.extents,
+        below,
+        node.cell_size,
+        tuple(reversed(strides)),
+        node.offset_in_parent,
+        math.prod(node.extents),
+        mask_offsets.get(id(node)),
+        tuple(grid),
+    )
+
+
+def _field_layout(tree_id: int, leaf: SNode, mask_offsets: dict) -> _plan.FieldLayout:
+    path = leaf.path()
+    levels, below = [], {}
+    for node in reversed(path):
+        levels.append(_level(node, below, mask_offsets))
+        for a, e in zip(node.axes, node.extents, strict=True):
+            below[a] = below.get(a, 1) * e
+    parent = leaf.parent()
+    return _plan.FieldLayout(
+        tree_id,
+        leaf.field.name,
+        leaf.field.dtype.name,
+        parent.shape if parent.kind != "root" else (),
+        tuple(reversed(levels)),
+        leaf.offset_in_parent,
+        parent.cell_size,
+    )
+
+
+# -- ti.root: the default builder, finalised when its fields are first used ------------------
+_default = FieldsBuilder()
+
+
+def default_builder() -> FieldsBuilder:
+    return _default
+
+
+def materialize_default() -> None:
+    """Finalises ``ti.root``'s pending declarations (Taichi does this on first use)."""
+    global _default
+    if not _default.empty:
+        builder, _default = _default, FieldsBuilder()
+        builder.finalize()
+
+
+def reset_default() -> None:
+    global _default
+    _default.discarded = True
+    _default = FieldsBuilder()
+
+
+class _RootProxy:
+    """``ti.root``: always the current default builder's root."""
+
+    def __getattr__(self, name):
+        return getattr(_default.root, name)
+
+    def __repr__(self) -> str:
+        return "<ti.root>"
+
+
+root = _RootProxy()
