@@ -29,6 +29,7 @@ from ti_notebook.lang import config as _config_module
 from ti_notebook.lang.config import arm64, cpu, cuda, gpu, metal, opengl, vulkan, x64
 from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
+from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
 from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template, ndarray, template
 from ti_notebook.lang.ops import (
     abs,
@@ -64,6 +65,7 @@ from ti_notebook.lang.ops import (
     static,
     tan,
     tanh,
+    zero,
 )
 from ti_notebook.lang.session import init, reset
 from ti_notebook.lang.snode import (
@@ -111,6 +113,10 @@ __version__ = "0.1.0"
 types = _Namespace(ndarray=NdarrayType, template=template, f32=f32, f64=f64, i32=i32, i64=i64)
 
 __all__ = [
+    "Matrix",
+    "MatrixField",
+    "Vector",
+    "zero",
     "Field",
     "FieldsBuilder",
     "SNode",

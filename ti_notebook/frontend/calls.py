@@ -6,7 +6,9 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend import matrices
 from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.matrices import BoundMethod
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops, types
@@ -35,11 +37,28 @@ _ATOMICS = {
     ops.atomic_xor: "bit_xor",
 }
 _MAX_INLINE_DEPTH = 48
+_MATRIX_CONSTRUCTORS = matrices.constructors()
+_MATRIX_CONSTRUCTORS[ops.zero] = lambda t, node: t.zero_like(node)
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 class CallsMixin:
     def expr_Call(self, node: ast.Call):
         func = self.expr(node.func)
+        if isinstance(func, BoundMethod):
+            return self.call_method(func, [self.expr(a) for a in node.args], node)
+        if not _hashable(func):
+            raise self.error(TiTypeError, node, f"'{ast.unparse(node.func)}' is not callable")
+        builder_fn = _MATRIX_CONSTRUCTORS.get(func)
+        if builder_fn is not None:
+            return builder_fn(self, node)
         if func is ops.static:
             values = [self.static_eval(a) for a in node.args]
             return values[0] if len(values) == 1 else tuple(values)
@@ -84,7 +103,7 @@ class CallsMixin:
 
     def map_vector(self, value, fn):
         if isinstance(value, Vector):
-            return Vector([fn(v) for v in value])
+            return Vector([fn(v) for v in value], value.shape)
         self.check_scalar(value, self.builder_node())
         return fn(value)
 
@@ -169,7 +188,7 @@ class CallsMixin:
                     alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
                     b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
                     allocas.append(alloca)
-                callee.bind(name, VectorVariable(allocas))
+                callee.bind(name, VectorVariable(allocas, value.shape))
             else:
                 dtype = params.get(name)
                 item = b.value(value) if dtype is None else b.cast(value, dtype)

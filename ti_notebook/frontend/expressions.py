@@ -6,6 +6,7 @@ import ast
 
 from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.matrices import is_matrix_field
 from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
@@ -52,7 +53,7 @@ class ExpressionsMixin:
         if isinstance(value, ir.AllocaStmt):
             return b.emit(ir.LocalLoadStmt(value))
         if isinstance(value, VectorVariable):
-            return Vector([b.emit(ir.LocalLoadStmt(a)) for a in value.allocas])
+            return Vector([b.emit(ir.LocalLoadStmt(a)) for a in value.allocas], value.shape)
         if isinstance(value, LoopIndex):
             return value.stmt
         return value
@@ -75,7 +76,9 @@ class ExpressionsMixin:
             if node.attr == "dtype":
                 return base.dtype
             raise self.error(TiSyntaxError, node, f"ndarray arguments have no '.{node.attr}'")
-        if isinstance(base, (ir.Stmt, Vector)):
+        if isinstance(base, Vector):
+            return self.matrix_attribute(base, node)
+        if isinstance(base, ir.Stmt):
             raise self.error(TiSyntaxError, node, f"a kernel value has no attribute '{node.attr}'")
         try:
             return getattr(base, node.attr)
@@ -86,6 +89,8 @@ class ExpressionsMixin:
 
     # -- operators --------------------------------------------------------------------
     def expr_BinOp(self, node: ast.BinOp):
+        if isinstance(node.op, ast.MatMult):
+            return self.matmul(self.expr(node.left), self.expr(node.right), node)
         op = BINARY_OPS.get(type(node.op))
         if op is None:
             raise self.unsupported(node, f"the operator {type(node.op).__name__}")
@@ -96,7 +101,9 @@ class ExpressionsMixin:
             size = len(lhs) if isinstance(lhs, Vector) else len(rhs)
             left = self.as_vector(lhs, size, node)
             right = self.as_vector(rhs, size, node)
-            return Vector([self.binary(op, a, b, node) for a, b in zip(left, right, strict=True)])
+            shape = lhs.shape if isinstance(lhs, Vector) else rhs.shape
+            pairs = zip(left, right, strict=True)
+            return Vector([self.binary(op, a, b, node) for a, b in pairs], shape)
         for side in (lhs, rhs):
             self.check_scalar(side, node)
         return self.builder.binary(op, lhs, rhs)
@@ -120,7 +127,7 @@ class ExpressionsMixin:
             return operand
         op = UNARY_OPS[type(node.op)]
         if isinstance(operand, Vector):
-            return Vector([self.builder.unary(op, v) for v in operand])
+            return Vector([self.builder.unary(op, v) for v in operand], operand.shape)
         self.check_scalar(operand, node)
         return self.builder.unary(op, operand)
 
@@ -165,7 +172,11 @@ class ExpressionsMixin:
     # -- subscripts ---------------------------------------------------------------------
     def expr_Subscript(self, node: ast.Subscript):
         base = self.expr(node.value)
-        if isinstance(base, (Vector, tuple, list)):
+        if isinstance(base, Vector):
+            return self.matrix_element(base, node)
+        if is_matrix_field(base):
+            return self.load_matrix(base, self.index_values(node.slice), node)
+        if isinstance(base, (tuple, list)):
             index = self.static_eval(node.slice)
             if not isinstance(index, int):
                 raise self.error(

@@ -45,6 +45,8 @@ class LoopsMixin:
                 self.emit_range_for(node, bounds, config, grouped, plain_range=False)
                 return
         value = self.expr(iterable)
+        if hasattr(value, "components"):  # a vector/matrix field: its cells
+            value = value.components[0]
         if isinstance(value, Field):
             self.emit_struct_for(node, value, config, grouped)
             return

@@ -11,6 +11,7 @@ import ast
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.matrices import is_matrix_field
 from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
@@ -78,6 +79,11 @@ class StatementsMixin:
                 return
         if isinstance(target, ast.Subscript):
             ptr = self.lvalue(target)
+            if isinstance(ptr, list) and op in _ATOMIC_AUG | {"min", "max"}:
+                values = self.as_vector(value, len(ptr), target)
+                for component, item in zip(ptr, values, strict=True):
+                    self.atomic(op, component, item)
+                return
             if isinstance(ptr, ir.Stmt) and op in _ATOMIC_AUG | {"min", "max"}:
                 self.atomic(op, ptr, value)
                 return
@@ -97,7 +103,7 @@ class StatementsMixin:
                 alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
                 b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
                 allocas.append(alloca)
-            self.bind(name, VectorVariable(allocas))
+            self.bind(name, VectorVariable(allocas, value.shape))
         elif isinstance(value, ir.Stmt) or is_constant(value):
             value = b.value(value)
             alloca = b.emit(ir.AllocaStmt(value.dtype, name))
@@ -143,6 +149,11 @@ class StatementsMixin:
                 alloca = ptr[0]
                 b.emit(ir.LocalStoreStmt(alloca, b.cast(value, alloca.dtype)))
                 return
+            if isinstance(ptr, list):  # an element of a vector/matrix field
+                values = self.as_vector(value, len(ptr), target)
+                for component, item in zip(ptr, values, strict=True):
+                    b.emit(ir.GlobalStoreStmt(component, b.cast(item, component.dtype)))
+                return
             if isinstance(value, Vector):
                 raise self.error(TiTypeError, target, "cannot store a vector into a scalar")
             b.emit(ir.GlobalStoreStmt(ptr, b.cast(value, ptr.dtype)))
@@ -167,12 +178,28 @@ class StatementsMixin:
 
     def lvalue(self, node: ast.Subscript):
         """The pointer a subscript names: a GlobalPtr/ExternalPtr, or (alloca,) of a vector."""
+        if isinstance(node.value, ast.Subscript):
+            # v[i][k]: component k of element i of a vector/matrix field.
+            outer = self.expr(node.value.value)
+            if is_matrix_field(outer):
+                indices = self.index_values(node.value.slice)
+                pointers = self.matrix_pointers(outer, indices, node)
+                return pointers[self.component_index(outer.element_shape, node)]
         base = self.expr(node.value)
         if isinstance(base, VectorVariable):
-            index = self.static_eval(node.slice)
-            return (base.allocas[index],)
+            return (base.allocas[self.component_index(base.shape, node)],)
         indices = self.index_values(node.slice)
+        if is_matrix_field(base):
+            return self.matrix_pointers(base, indices, node)
         return self.subscript_pointer(base, indices, node)
+
+    def component_index(self, shape: tuple[int, ...], node: ast.Subscript) -> int:
+        index = self.static_eval(node.slice)
+        index = (index,) if isinstance(index, int) else tuple(index)
+        flat = 0
+        for i, extent in zip(index, shape, strict=True):
+            flat = flat * extent + i
+        return flat
 
     def atomic(self, op: str, ptr: ir.Stmt, value) -> ir.Stmt:
         b = self.builder

@@ -25,6 +25,7 @@ from ti_notebook.frontend.builder import IRBuilder
 from ti_notebook.frontend.calls import CallsMixin
 from ti_notebook.frontend.expressions import ExpressionsMixin
 from ti_notebook.frontend.loops import LoopsMixin
+from ti_notebook.frontend.matrices import MatricesMixin
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.frontend.statements import StatementsMixin
 from ti_notebook.ir import nodes as ir
@@ -52,7 +53,7 @@ class KernelState:
     inline_depth: int = 0
 
 
-class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin):
+class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, MatricesMixin):
     """Traces one function body (the kernel's, or an inlined func's) into IR."""
 
     def __init__(self, state: KernelState, source: FunctionSource, is_kernel: bool) -> None:

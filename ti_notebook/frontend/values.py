@@ -14,10 +14,11 @@ from ti_notebook.lang import types
 
 
 class Vector:
-    """A small fixed-size vector of scalar values (``I`` of ``ti.grouped``)."""
+    """A small vector or matrix of scalar values (``shape`` (n,) or (n, m), row-major)."""
 
-    def __init__(self, items: list) -> None:
+    def __init__(self, items: list, shape: tuple[int, ...] | None = None) -> None:
         self.items = list(items)
+        self.shape = tuple(shape) if shape is not None else (len(self.items),)
 
     def __len__(self) -> int:
         return len(self.items)
@@ -35,8 +36,9 @@ class Vector:
 class VectorVariable:
     """A mutable local vector: one alloca per component."""
 
-    def __init__(self, allocas: list[ir.AllocaStmt]) -> None:
+    def __init__(self, allocas: list[ir.AllocaStmt], shape: tuple[int, ...]) -> None:
         self.allocas = allocas
+        self.shape = shape
 
 
 @dataclasses.dataclass

@@ -149,6 +149,11 @@ def max(*values):  # noqa: A001
     return _builtins.max(*values)
 
 
+def zero(x):
+    """``ti.zero(x)``: zeros of ``x``'s type and shape."""
+    return x * 0
+
+
 atomic_add = _kernel_only("atomic_add")
 atomic_sub = _kernel_only("atomic_sub")
 atomic_min = _kernel_only("atomic_min")

@@ -1,0 +1,218 @@
+"""Vectors and matrices inside kernels: constructors, element access, linear algebra.
+
+A kernel-scope matrix is a :class:`~ti_notebook.frontend.values.Vector` of scalar
+values with a ``shape`` of ``(n,)`` or ``(n, m)``: every operation unrolls into scalar
+IR, so LLVM sees plain arithmetic it can vectorise across loop iterations.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.values import Vector
+from ti_notebook.ir import nodes as ir
+from ti_notebook.lang import matrix as lang_matrix
+from ti_notebook.lang import types
+
+_COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
+METHODS = {
+    "dot",
+    "norm",
+    "norm_sqr",
+    "normalized",
+    "outer_product",
+    "transpose",
+    "trace",
+    "cross",
+    "sum",
+    "max",
+    "min",
+    "cast",
+}
+
+
+@dataclasses.dataclass
+class BoundMethod:
+    value: Vector
+    name: str
+
+
+def rows(value: Vector) -> list[list]:
+    n, m = value.shape if len(value.shape) == 2 else (value.shape[0], 1)
+    return [value.items[r * m : (r + 1) * m] for r in range(n)]
+
+
+class MatricesMixin:
+    # -- construction ----------------------------------------------------------------
+    def build_matrix(self, node: ast.Call, is_vector: bool) -> Vector:
+        if len(node.args) != 1:
+            raise self.error(TiTypeError, node, "ti.Vector/ti.Matrix take one list of values")
+        value = self.expr(node.args[0])
+        kw = self.keywords(node)
+        if isinstance(value, Vector):
+            value = list(value.items) if len(value.shape) == 1 else rows(value)
+        if not isinstance(value, (list, tuple)):
+            raise self.error(TiTypeError, node, "ti.Vector/ti.Matrix take a list of values")
+        if value and isinstance(value[0], (list, tuple, Vector)) and not is_vector:
+            grid = [list(r.items) if isinstance(r, Vector) else list(r) for r in value]
+            width = len(grid[0])
+            if any(len(r) != width for r in grid):
+                raise self.error(TiTypeError, node, "matrix rows must have the same length")
+            result = Vector([x for r in grid for x in r], (len(grid), width))
+        else:
+            result = Vector(list(value))
+        dtype = kw.get("dtype")
+        if dtype is not None:
+            result = self.map_vector(result, lambda v: self.builder.cast(v, dtype))
+        return result
+
+    def identity(self, node: ast.Call) -> Vector:
+        dtype, n = (self.static_eval(a) for a in node.args)
+        one, zero = (1.0, 0.0) if dtype.is_float else (1, 0)
+        items = [
+            self.builder.const(one if r == c else zero, dtype) for r in range(n) for c in range(n)
+        ]
+        return Vector(items, (n, n))
+
+    def zero_like(self, node: ast.Call):
+        (value,) = (self.expr(a) for a in node.args)
+        if isinstance(value, Vector):
+            return Vector(
+                [self.builder.const(0, self.builder.value(v).dtype) for v in value], value.shape
+            )
+        return self.builder.const(0, self.builder.value(value).dtype)
+
+    # -- element access ----------------------------------------------------------------
+    def matrix_element(self, value: Vector, node: ast.Subscript):
+        index = self.static_eval(node.slice)
+        if isinstance(index, int):
+            index = (index,)
+        if len(value.shape) == 2 and len(index) == 1:
+            return Vector(rows(value)[index[0]])
+        flat = 0
+        for i, extent in zip(index, value.shape, strict=True):
+            if not 0 <= i < extent:
+                raise self.error(
+                    TiTypeError, node, f"index {index} out of range for shape {value.shape}"
+                )
+            flat = flat * extent + i
+        return value.items[flat]
+
+    def matrix_attribute(self, value: Vector, node: ast.Attribute):
+        if node.attr in _COMPONENTS and len(value.shape) == 1:
+            k = _COMPONENTS[node.attr]
+            if k >= len(value.items):
+                raise self.error(TiSyntaxError, node, f"a {len(value)}-vector has no .{node.attr}")
+            return value.items[k]
+        if node.attr == "T":
+            return self.call_method(BoundMethod(value, "transpose"), [], node)
+        if node.attr == "n":
+            return value.shape[0]
+        if node.attr == "m":
+            return value.shape[1] if len(value.shape) == 2 else 1
+        if node.attr in METHODS:
+            return BoundMethod(value, node.attr)
+        raise self.error(TiSyntaxError, node, f"vectors and matrices have no '.{node.attr}'")
+
+    def load_matrix(self, field, indices: list, node) -> Vector:
+        items = []
+        for component in field.components:
+            ptr = self.subscript_pointer(component, indices, node)
+            items.append(self.builder.emit(ir.GlobalLoadStmt(ptr)))
+        return Vector(items, field.element_shape)
+
+    def matrix_pointers(self, field, indices: list, node) -> list[ir.Stmt]:
+        return [self.subscript_pointer(c, indices, node) for c in field.components]
+
+    # -- operations ----------------------------------------------------------------------
+    def matmul(self, a, b, node):
+        if not (isinstance(a, Vector) and isinstance(b, Vector)):
+            raise self.error(TiTypeError, node, "'@' needs two vectors/matrices")
+        left = rows(a)
+        right = rows(b)
+        if len(left[0]) != len(right):
+            raise self.error(TiTypeError, node, f"cannot multiply {a.shape} by {b.shape}")
+        out = []
+        for row in left:
+            for c in range(len(right[0])):
+                acc = None
+                for k, x in enumerate(row):
+                    term = self.builder.binary("mul", x, right[k][c])
+                    acc = term if acc is None else self.builder.binary("add", acc, term)
+                out.append(acc)
+        shape = (len(left),) if len(b.shape) == 1 else (len(left), len(right[0]))
+        return Vector(out, shape)
+
+    def call_method(self, method: BoundMethod, args: list, node):
+        v, b, name = method.value, self.builder, method.name
+        if name == "dot":
+            (w,) = args
+            return self.sum_items([b.binary("mul", x, y) for x, y in zip(v, w, strict=True)])
+        if name == "norm_sqr":
+            return self.sum_items([b.binary("mul", x, x) for x in v])
+        if name == "norm":
+            return b.unary("sqrt", self.sum_items([b.binary("mul", x, x) for x in v]))
+        if name == "normalized":
+            inv = b.binary(
+                "truediv",
+                1.0,
+                b.unary("sqrt", self.call_method(BoundMethod(v, "norm_sqr"), [], node)),
+            )
+            return Vector([b.binary("mul", x, inv) for x in v], v.shape)
+        if name == "outer_product":
+            (w,) = args
+            return Vector([b.binary("mul", x, y) for x in v for y in w], (len(v), len(w)))
+        if name == "transpose":
+            grid = rows(v)
+            return Vector(
+                [grid[r][c] for c in range(len(grid[0])) for r in range(len(grid))],
+                (len(grid[0]), len(grid)),
+            )
+        if name == "trace":
+            grid = rows(v)
+            return self.sum_items([grid[k][k] for k in range(len(grid))])
+        if name == "cross":
+            (w,) = args
+            if len(v) == 2:
+                return b.binary("sub", b.binary("mul", v[0], w[1]), b.binary("mul", v[1], w[0]))
+            items = []
+            for i1, i2 in ((1, 2), (2, 0), (0, 1)):
+                items.append(
+                    b.binary("sub", b.binary("mul", v[i1], w[i2]), b.binary("mul", v[i2], w[i1]))
+                )
+            return Vector(items)
+        if name == "sum":
+            return self.sum_items(list(v))
+        if name in ("max", "min"):
+            result = v.items[0]
+            for x in v.items[1:]:
+                result = b.binary(name, result, x)
+            return result
+        if name == "cast":
+            (dtype,) = args
+            return Vector([b.cast(x, dtype) for x in v], v.shape)
+        raise self.error(TiSyntaxError, node, f"unknown method '{name}'")
+
+    def sum_items(self, items: list):
+        total = items[0]
+        for x in items[1:]:
+            total = self.builder.binary("add", total, x)
+        return total
+
+
+def is_matrix_field(value) -> bool:
+    return isinstance(value, lang_matrix.MatrixField)
+
+
+def constructors() -> dict:
+    return {
+        lang_matrix.Vector: lambda t, node: t.build_matrix(node, True),
+        lang_matrix.Matrix: lambda t, node: t.build_matrix(node, False),
+        lang_matrix.Matrix.identity: lambda t, node: t.identity(node),
+    }
+
+
+_ = (is_constant, types)
