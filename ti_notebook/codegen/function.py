@@ -202,6 +202,11 @@ class FunctionEmitter(Arithmetic):
                 op = s.op if dtype.is_signed else "u" + s.op
         return self.b.atomic_rmw(op, self.v(s.dest), value, "monotonic")
 
+    def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
+        fn = self.declare("llvm.memset.p0.i64", c.VOID, [c.PTR, c.I8, c.I64, ll.IntType(1)])
+        args = [self.v(s.ptr), ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)]
+        self.b.call(fn, [*args, ll.Constant(ll.IntType(1), 0)])
+
     def emit_Rand(self, s: ir.RandStmt):
         state = self.rng()
         b = self.b

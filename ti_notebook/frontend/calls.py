@@ -6,7 +6,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
-from ti_notebook.frontend import matrices
+from ti_notebook.frontend import matrices, sparse_ops
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import BoundMethod
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
@@ -381,4 +381,5 @@ _SPECIAL = {
     builtins.len: _len,
     ops.loop_config: _loop_config,
     ops.block_dim: _block_dim,
+    **sparse_ops.HANDLERS,
 }

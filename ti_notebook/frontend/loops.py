@@ -15,6 +15,7 @@ from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops, types
 from ti_notebook.lang.field import Field
+from ti_notebook.lang.snode import SNode
 
 
 class LoopsMixin:
@@ -48,6 +49,10 @@ class LoopsMixin:
         if hasattr(value, "components"):  # a vector/matrix field: its cells
             value = value.components[0]
         if isinstance(value, Field):
+            self.emit_struct_for(node, value, config, grouped)
+            return
+        if isinstance(value, SNode) and value.kind not in ("root", "place"):
+            # ``for i, j in blk``: the node's cells, in its own index space.
             self.emit_struct_for(node, value, config, grouped)
             return
         if isinstance(value, NdarrayArg):
@@ -135,7 +140,7 @@ class LoopsMixin:
             loop.extents, loop.starts = extents, starts
         self.emit_loop(node, loop, names, len(bounds))
 
-    def emit_struct_for(self, node, field: Field, config, grouped) -> None:
+    def emit_struct_for(self, node, field: Field | SNode, config, grouped) -> None:
         names = self.loop_targets(node, field.ndim, grouped)
         if field.ndim == 0:
             raise self.error(TiSyntaxError, node.iter, "cannot loop over a 0-D field")

@@ -290,6 +290,31 @@ class AtomicOpStmt(Stmt):
         self.op, self.dest, self.value = op, dest, value
 
 
+class SNodeOpStmt(Stmt):
+    """``ti.is_active/activate/deactivate(snode, indices)``; ``lower_access`` expands it.
+
+    ``indices`` are in the node's own index space (cells of ``snode.shape``).
+    """
+
+    operand_names = ("indices",)
+    has_side_effect = True
+
+    def __init__(self, op: str, snode: Any, indices: list[Stmt], dtype=None) -> None:
+        super().__init__(dtype)
+        self.op, self.snode, self.indices = op, snode, list(indices)
+
+
+class MemsetZeroStmt(Stmt):
+    """Zeroes ``nbytes`` bytes at ``ptr`` (a deactivated sparse cell's storage)."""
+
+    operand_names = ("ptr",)
+    has_side_effect = True
+
+    def __init__(self, ptr: Stmt, nbytes: int) -> None:
+        super().__init__(None)
+        self.ptr, self.nbytes = ptr, nbytes
+
+
 # -- control flow -------------------------------------------------------------------------
 class IfStmt(Stmt):
     operand_names = ("cond",)

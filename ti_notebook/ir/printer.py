@@ -67,6 +67,10 @@ def _describe(stmt: ir.Stmt) -> str:
         case ir.OffloadedStmt():
             rng = f" {_name(stmt.begin)}..{_name(stmt.end)}" if stmt.kind != "serial" else ""
             return f"offloaded {stmt.kind}{rng} {stmt.config or ''}".rstrip()
+        case ir.SNodeOpStmt():
+            return f"{stmt.op} {stmt.snode.name}{_name(stmt.indices)}"
+        case ir.MemsetZeroStmt():
+            return f"memset_zero {_name(stmt.ptr)}, {stmt.nbytes}"
         case ir.RandStmt():
             return "random"
     operands = ", ".join(_name(getattr(stmt, n)) for n in stmt.operand_names)

@@ -123,6 +123,54 @@ class SNode:
                 shape[a] *= e
         return tuple(shape)
 
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def name(self) -> str:
+        axes = ",".join("ijkl"[a] for a in self.axes)
+        return f"{self.kind}({axes})"
+
+    def layout(self) -> _plan.FieldLayout:
+        """The memory plan of this node's cells, indexed in the node's own index space.
+
+        ``for i, j in node`` and ``ti.is_active(node, [i, j])`` use it: index ``[i, j]``
+        is the cell ``i, j`` of ``node.shape``, whatever lies below the node.
+
+            >>> import ti_notebook as ti
+            >>> ti.init(arch=ti.cpu)
+            >>> x = ti.field(ti.f32)
+            >>> blk = ti.root.pointer(ti.ij, 4)
+            >>> blk.dense(ti.ij, 8).place(x)
+            <ti.SNode dense>
+            >>> blk.layout().shape, blk.layout().levels[-1].cell_size
+            ((4, 4), 256)
+        """
+        if self.kind in ("root", "place"):
+            raise TiTypeError(f"a {self.kind} node has no cells of its own to index")
+        tree = self.builder.tree
+        if tree is None:
+            if self.builder is _default:
+                materialize_default()
+                tree = self.builder.tree
+            else:
+                raise TiRuntimeError(
+                    "this node's FieldsBuilder is not finalized yet",
+                    hint="call fb.finalize() before using its nodes",
+                )
+        tree.check_alive()
+        cached = getattr(self, "_node_layout", None)
+        if cached is None or cached.tree_id != tree.tree_id:
+            cached = _node_layout(tree.tree_id, self, tree.mask_offsets)
+            self._node_layout = cached
+        return cached
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
+
     def deactivate_all(self) -> None:
         """Deactivates every cell of this sparse node (and clears what it held)."""
         from ti_notebook.lang.sparse import deactivate_all
@@ -180,6 +228,7 @@ class SNodeTree:
             mask_offsets[id(node)] = size
             total_cells = math.prod(math.prod(n.extents) for n in node.path())
             size += (total_cells + 63) // 64 * 8
+        self.mask_offsets = mask_offsets
         self.nbytes = size
         self.memory = allocate_tree(size)
         self.tree_id = self.memory.tree_id
@@ -196,13 +245,24 @@ class SNodeTree:
     def destroyed(self) -> bool:
         return not self.memory.alive
 
+    def check_alive(self) -> None:
+        if not self.memory.alive:
+            raise TiRuntimeError(
+                f"SNode tree {self.tree_id} was destroyed",
+                hint="declare the fields again in a new FieldsBuilder",
+            )
+
     def destroy(self) -> None:
         """Frees the tree's memory; its fields and kernels using them stop working."""
         from ti_notebook.lang import config
 
-        if self.memory.alive:
-            self.memory.free()
-            config.bump_generation()  # compiled kernels may point into this tree
+        if not self.memory.alive:
+            raise TiRuntimeError(
+                f"SNode tree {self.tree_id} is already destroyed",
+                hint="destroy() each tree once",
+            )
+        self.memory.free()
+        config.bump_generation()  # compiled kernels may point into this tree
 
     def resident_bytes(self) -> int:
         return self.memory.resident_bytes()
@@ -260,22 +320,39 @@ def _level(node: SNode, below_axes: dict, mask_offsets: dict) -> _plan.LevelPlan
     )
 
 
-def _field_layout(tree_id: int, leaf: SNode, mask_offsets: dict) -> _plan.FieldLayout:
-    path = leaf.path()
+def _path_levels(path: list[SNode], mask_offsets: dict) -> tuple[_plan.LevelPlan, ...]:
+    """The plan of each level of ``path``, indexed in the space of the path's last node."""
     levels, below = [], {}
     for node in reversed(path):
         levels.append(_level(node, below, mask_offsets))
         for a, e in zip(node.axes, node.extents, strict=True):
             below[a] = below.get(a, 1) * e
+    return tuple(reversed(levels))
+
+
+def _field_layout(tree_id: int, leaf: SNode, mask_offsets: dict) -> _plan.FieldLayout:
     parent = leaf.parent()
     return _plan.FieldLayout(
         tree_id,
         leaf.field.name,
         leaf.field.dtype.name,
         parent.shape if parent.kind != "root" else (),
-        tuple(reversed(levels)),
+        _path_levels(leaf.path(), mask_offsets),
         leaf.offset_in_parent,
         parent.cell_size,
+    )
+
+
+def _node_layout(tree_id: int, node: SNode, mask_offsets: dict) -> _plan.FieldLayout:
+    """A node's cells as the elements of a pseudo-field (``u8`` at offset 0 of each)."""
+    return _plan.FieldLayout(
+        tree_id,
+        node.name,
+        "u8",
+        node.shape,
+        _path_levels(node.path(), mask_offsets),
+        0,
+        node.cell_size,
     )
 
 

@@ -40,58 +40,62 @@ def activate_path(field, index: tuple[int, ...]) -> None:
         _set_bit(field._tree.memory, level.mask_offset, layout.cell_index(level, index))
 
 
-def activate_all(field) -> None:
-    """``fill``/``from_numpy`` on a sparse field: every cell becomes active."""
+def _bits(memory, level) -> np.ndarray:
+    """A sparse level's activity bits as a bool array over its cell grid."""
+    total = math.prod(level.grid)
+    raw = memory.buffer[level.mask_offset : level.mask_offset + (total + 7) // 8]
+    bits = np.unpackbits(raw, bitorder="little")[:total].astype(bool)
+    return bits.reshape(level.grid)
+
+
+def active_elements(field) -> np.ndarray:
+    """Field-shaped bool array: True where every sparse cell on the path is active."""
+    layout = field._layout
     memory = field._tree.memory
-    for level in _sparse_levels(field._layout):
-        total = math.prod(level.grid)
-        memory.buffer[level.mask_offset : level.mask_offset + (total + 7) // 8] = 0xFF
-
-
-def _fields_under(node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.kind == "place":
-            yield current.field
-        stack.extend(current.children)
-
-
-def _level_of(layout, node):
-    return layout.levels[len(node.path()) - 1]
+    active = np.ones(layout.shape, dtype=bool)
+    grids = np.indices(layout.shape, dtype=np.int64)
+    for level in _sparse_levels(layout):
+        below = dict(zip(level.axes, level.below, strict=True))
+        prefix = layout._prefix_below(level)
+        cell = tuple(grids[a] // below.get(a, prefix[a]) for a in range(len(level.grid)))
+        active &= _bits(memory, level)[cell]
+    return active
 
 
 def active_cells(node) -> list[int]:
     """Row-major numbers of the active cells of a sparse node."""
-    field = next(_fields_under(node))
-    layout = field.layout()
-    level = _level_of(layout, node)
-    total = math.prod(level.grid)
-    raw = field._tree.memory.buffer[level.mask_offset : level.mask_offset + (total + 7) // 8]
-    bits = np.unpackbits(raw, bitorder="little")[:total]
-    return np.flatnonzero(bits).tolist()
+    level = node.layout().levels[-1]
+    return np.flatnonzero(_bits(node.builder.tree.memory, level)).tolist()
+
+
+def _sparse_subtree(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.kind in ("pointer", "bitmasked"):
+            yield current
+        stack.extend(current.children)
 
 
 def deactivate_all(node) -> None:
     """Clears a sparse node's bits (and those below it) and zeroes what its cells held."""
     if node.kind not in ("pointer", "bitmasked"):
         raise TypeError("deactivate_all() is for pointer and bitmasked nodes")
-    fields = list(_fields_under(node))
-    if not fields:
-        return
-    tree = fields[0].tree
-    memory = tree.memory
-    for f in fields:
-        layout = f.layout()
-        depth = len(node.path()) - 1
-        for level in layout.levels[depth:]:
-            if level.is_sparse:
-                total = math.prod(level.grid)
-                memory.zero(level.mask_offset, (total + 7) // 8)
-        if all(n.kind == "root" for n in [node.parent()]):
-            level = layout.levels[depth]
-            memory.zero(level.offset, level.num_cells * level.cell_size)
+    layout = node.layout()
+    level = layout.levels[-1]
+    memory = node.builder.tree.memory
+    if node.parent().kind == "root":
+        # All of the node's cells are one range: zeroing it returns the pages.
+        memory.zero(level.offset, level.num_cells * level.cell_size)
+    else:
+        # Inactive cells already hold zeros: clear the active ones only.
+        starts = layout.addresses()[_bits(memory, level)]
+        if level.cell_size <= 64:
+            span = starts[:, None] + np.arange(level.cell_size)
+            memory.buffer[span.ravel()] = 0
         else:
-            addresses = layout.addresses().ravel()
-            view = f._flat_view()
-            view[addresses // f.dtype.size] = 0
+            for start in starts.tolist():
+                memory.zero(start, level.cell_size)
+    for sparse in _sparse_subtree(node):
+        below = sparse.level_plan
+        memory.zero(below.mask_offset, (math.prod(below.grid) + 7) // 8)

@@ -2,11 +2,10 @@
 
 ``x[i, j]`` becomes ``root(tree) + offset + i*stride0 + j*stride1`` in i64 (with one
 term per level for nested layouts), the numbers read from ``x.layout()`` only
-(DESIGN.md section 4). Writes to sparse fields first set the activity bits of the
-cells on their path; a struct-for over a sparse field skips inactive cells. With
-``debug=True`` each
-field and ndarray access first checks its indices against the shape; a failed check
-stops the launch and raises :class:`~ti_notebook.errors.TiIndexError` naming the
+(DESIGN.md section 4); ``lower_sparse`` ran before and added what sparse nodes need.
+With ``debug=True`` each field and ndarray access first checks its indices against the
+shape; a failed check stops the launch and raises
+:class:`~ti_notebook.errors.TiIndexError` naming the
 field, the index and the shape.
 """
 
@@ -22,14 +21,9 @@ from ti_notebook.passes import plan_arith as arith
 
 def run(kernel: KernelIR, config: Config) -> bool:
     lowered: dict[int, ir.Stmt] = {}
-    _guard_sparse_struct_fors(kernel)
     for stmt in list(kernel.block.walk()):
         if config.debug and isinstance(stmt, ir.ExternalPtrStmt):
             _check_external(kernel, stmt)
-        if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
-            ptr = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else stmt.dest
-            if isinstance(ptr, ir.GlobalPtrStmt) and ptr.field.layout().is_sparse:
-                arith.activate(arith.Emitter(stmt), ptr.field.layout(), ptr.indices)
         if isinstance(stmt, ir.GlobalPtrStmt):
             lowered[stmt.id] = _lower(kernel, stmt, config.debug)
     if lowered:
@@ -38,31 +32,6 @@ def run(kernel: KernelIR, config: Config) -> bool:
                 if operand.id in lowered:
                     stmt.replace_operand(operand, lowered[operand.id])
     return bool(lowered)
-
-
-def _guard_sparse_struct_fors(kernel: KernelIR) -> None:
-    """A struct-for over a sparse field runs its body only for active cells."""
-    loops = [t for t in kernel.tasks() if t.kind == "struct_for"]
-    loops += [s for s in kernel.block.walk() if isinstance(s, ir.StructForStmt)]
-    for loop in loops:
-        field = loop.field
-        layout = field.layout()
-        sparse = [level for level in layout.levels if level.is_sparse]
-        if not sparse:
-            continue
-        body = loop.body
-        struct_loop = loop.loop if isinstance(loop, ir.OffloadedStmt) else loop
-        old = list(body.stmts)
-        body.stmts = []
-        indices = [
-            body.append(ir.LoopIndexStmt(struct_loop, axis, types.i32))
-            for axis in range(len(layout.shape))
-        ]
-        anchor = body.append(ir.ConstStmt(0, types.i32))
-        cond = arith.is_active(arith.Emitter(anchor), layout, indices, sparse)
-        guard = body.append(ir.IfStmt(cond))
-        for stmt in old:
-            guard.true_block.append(stmt)
 
 
 def _emit(anchor: ir.Stmt, stmt: ir.Stmt) -> ir.Stmt:

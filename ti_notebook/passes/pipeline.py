@@ -11,6 +11,7 @@ from ti_notebook.lang.config import Config
 from ti_notebook.passes import (
     eliminate_dead_code,
     lower_access,
+    lower_sparse,
     make_thread_local,
     offload,
     typecheck,
@@ -20,6 +21,7 @@ PASSES = [
     ("typecheck", typecheck.run),
     ("offload", offload.run),
     ("make_thread_local", make_thread_local.run),
+    ("lower_sparse", lower_sparse.run),
     ("lower_access", lower_access.run),
     ("eliminate_dead_code", eliminate_dead_code.run),
     ("typecheck_final", typecheck.run),

@@ -1,0 +1,147 @@
+"""Sparse SNodes in kernels: activation on write, guarded struct-fors, SNode builtins.
+
+Every inactive cell holds zeros (deactivation clears its storage), so reading needs no
+check. This pass adds what writes and loops need, all from the memory plan:
+
+- a store or atomic into a ``pointer``/``bitmasked`` path sets the activity bits of the
+  cells on that path;
+- a struct-for over a sparse field (or a sparse node) runs its body for active cells;
+- ``ti.is_active``/``ti.activate``/``ti.deactivate`` become bit tests, sets and clears;
+  deactivating an active cell also zeroes its storage and clears the bits of the sparse
+  cells inside it, so a reactivated pointer block starts empty, as in Taichi.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir import transform
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.lang import types
+from ti_notebook.lang.config import Config
+from ti_notebook.passes import plan_arith as arith
+
+
+def run(kernel: KernelIR, config: Config) -> bool:
+    changed = _guard_sparse_struct_fors(kernel)
+    for stmt in list(kernel.block.walk()):
+        if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
+            ptr = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else stmt.dest
+            if isinstance(ptr, ir.GlobalPtrStmt) and ptr.field.layout().is_sparse:
+                arith.activate(arith.Emitter(stmt), ptr.field.layout(), ptr.indices)
+                changed = True
+        elif isinstance(stmt, ir.SNodeOpStmt):
+            _lower_snode_op(kernel, stmt)
+            changed = True
+    return changed
+
+
+def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
+    """A struct-for over a sparse field runs its body only for active cells."""
+    loops = [t for t in kernel.tasks() if t.kind == "struct_for"]
+    loops += [s for s in kernel.block.walk() if isinstance(s, ir.StructForStmt)]
+    guarded = False
+    for loop in loops:
+        layout = loop.field.layout()
+        sparse = [level for level in layout.levels if level.is_sparse]
+        if not sparse:
+            continue
+        body = loop.body
+        struct_loop = loop.loop if isinstance(loop, ir.OffloadedStmt) else loop
+        old = list(body.stmts)
+        body.stmts = []
+        indices = [
+            body.append(ir.LoopIndexStmt(struct_loop, axis, types.i32))
+            for axis in range(len(layout.shape))
+        ]
+        anchor = body.append(ir.ConstStmt(0, types.i32))
+        cond = arith.is_active(arith.Emitter(anchor), layout, indices, sparse)
+        guard = body.append(ir.IfStmt(cond))
+        for stmt in old:
+            guard.true_block.append(stmt)
+        guarded = True
+    return guarded
+
+
+def _lower_snode_op(kernel: KernelIR, stmt: ir.SNodeOpStmt) -> None:
+    layout = stmt.snode.layout()
+    emit = arith.Emitter(stmt)
+    sparse_path = [level for level in layout.levels if level.is_sparse]
+    if stmt.op == "is_active":
+        result = arith.is_active(emit, layout, stmt.indices, sparse_path)
+    elif stmt.op == "activate":
+        arith.activate(emit, layout, stmt.indices)
+        result = None
+    else:
+        _deactivate(emit, stmt.snode, layout, stmt.indices)
+        result = None
+    if result is not None:
+        transform.replace_uses(kernel.block, stmt, result)
+    stmt.parent.stmts.remove(stmt)
+
+
+def _deactivate(emit: arith.Emitter, snode, layout, indices: list[ir.Stmt]) -> None:
+    level = layout.levels[-1]
+    number = arith.cell_number(emit, layout, level, indices)
+    ptr, bit = arith.mask_word(emit, layout.tree_id, level, number)
+    keep = emit.op("bit_xor", bit, emit.const(0xFFFFFFFF, types.u32))
+    old = emit(ir.AtomicOpStmt("bit_and", ptr, keep))
+    was_active = emit(
+        ir.BinaryOpStmt("ne", emit.op("bit_and", old, bit), emit.const(0, types.u32), types.i32)
+    )
+    # Only a cell that was active holds anything: clearing an inactive one would commit
+    # its (lazily reserved) pages for nothing.
+    guard = emit(ir.IfStmt(was_active))
+    inner = _emitter_in(guard.true_block, emit)
+    offset = arith.element_offset(inner, layout, indices)
+    cell = inner(ir.PtrOffsetStmt(inner(ir.RootPtrStmt(layout.tree_id)), offset, types.u8))
+    inner(ir.MemsetZeroStmt(cell, level.cell_size))
+    for below in _sparse_descendants(snode):
+        _clear_descendant_bits(inner, layout.tree_id, level, below.level_plan, indices)
+
+
+def _emitter_in(block: ir.Block, outer: arith.Emitter) -> arith.Emitter:
+    """An emitter appending to ``block`` (before a placeholder dead-code removes)."""
+    anchor = block.append(ir.ConstStmt(0, types.i32))
+    anchor.pos = outer.anchor.pos
+    return arith.Emitter(anchor)
+
+
+def _sparse_descendants(snode):
+    stack = list(snode.children)
+    while stack:
+        node = stack.pop()
+        if node.kind in ("pointer", "bitmasked"):
+            yield node
+        stack.extend(node.children)
+
+
+def _clear_descendant_bits(emit, tree_id: int, level, deeper, indices: list[ir.Stmt]) -> None:
+    """Clears the bits of every ``deeper`` cell inside the ``level`` cell at ``indices``."""
+    ratios, origins = [], []
+    for a, cells in enumerate(deeper.grid):
+        ratio = cells // (level.grid[a] if a < len(level.grid) else 1)
+        ratios.append(ratio)
+        if a < len(indices):
+            origins.append(emit.op("mul", indices[a], emit.const(ratio, types.i32)))
+        else:
+            origins.append(emit.const(0, types.i32))
+    extents = [emit.const(r, types.i32) for r in ratios]
+    loop = emit(
+        ir.RangeForStmt(
+            emit.const(0, types.i32),
+            emit.const(math.prod(ratios), types.i32),
+            {"serialize": True},
+            extents,
+            origins,
+        )
+    )
+    body = _emitter_in(loop.body, emit)
+    number: ir.Stmt = body.const(0, types.u32)
+    for a, cells in enumerate(deeper.grid):
+        coord = body(ir.CastStmt(body(ir.LoopIndexStmt(loop, a, types.i32)), types.u32))
+        number = body.op("add", body.op("mul", number, body.const(cells, types.u32)), coord)
+    ptr, bit = arith.mask_word(body, tree_id, deeper, number)
+    keep = body.op("bit_xor", bit, body.const(0xFFFFFFFF, types.u32))
+    body(ir.AtomicOpStmt("bit_and", ptr, keep))
