@@ -8,7 +8,7 @@ table* (slot ``tree_id``) at the start of each task, so compiled code stays vali
 a tree is freed and its id reused, and object code can be cached across processes.
 
     >>> tree = allocate_tree(1 << 20)
-    >>> roots_table()[tree.tree_id] == tree.address, tree.resident_bytes()
+    >>> int(roots_table()[tree.tree_id]) == tree.address, tree.resident_bytes()
     (True, 0)
     >>> tree.free()
 """

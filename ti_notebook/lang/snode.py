@@ -8,7 +8,7 @@ memory plan (``lang/plan.py``) and reserves its memory.
     >>> ti.init(arch=ti.cpu)
     >>> x = ti.field(ti.f32)
     >>> ti.root.dense(ti.j, 3).dense(ti.i, 2).place(x)  # column-major 2 x 3
-    <ti.SNode place>
+    <ti.SNode dense>
     >>> x.layout().address((1, 0)), x.layout().address((0, 1))
     (4, 8)
 """
@@ -165,6 +165,18 @@ class SNode:
             cached = _node_layout(tree.tree_id, self, tree.mask_offsets)
             self._node_layout = cached
         return cached
+
+    def plan(self):
+        """The memory plan of this node and its subtree (see ``lang/tree_plan.py``)."""
+        from ti_notebook.lang.tree_plan import plan_of
+
+        if self.kind != "root":
+            self.layout()  # finalises ti.root's pending tree; checks it is alive
+        elif self.builder.tree is None:
+            raise TiRuntimeError(
+                "this tree is not finalized yet", hint="use a field of it, or fb.finalize()"
+            )
+        return plan_of(self)
 
     def __eq__(self, other) -> bool:
         return self is other
