@@ -120,22 +120,22 @@ class CallsMixin:
         return result
 
     def call_atomic(self, node: ast.Call, op: str):
+        """``ti.atomic_add(dest, value)`` and friends: the old value, per component too."""
         if len(node.args) != 2:
             raise self.error(TiTypeError, node, "atomic operations take (destination, value)")
         dest, value_node = node.args
         value = self.expr(value_node)
-        if isinstance(dest, ast.Subscript):
-            ptr = self.lvalue(dest)
-            if isinstance(ptr, ir.Stmt):
-                return self.atomic(op, ptr, value)
-        if isinstance(dest, (ast.Name, ast.Subscript)):
-            # A local: no other thread sees it, so a plain read-modify-write is atomic.
-            old = self.expr(dest)
-            self.assign(dest, self.builder.binary(op, old, value))
-            return old
-        raise self.error(
-            TiTypeError, dest, "the destination of an atomic must be a field element or a local"
-        )
+        targets = (ast.Name, ast.Subscript, ast.Attribute)
+        slot = self.lvalue(dest) if isinstance(dest, targets) else None
+        if slot is None:
+            raise self.error(
+                TiTypeError,
+                dest,
+                "the destination of an atomic must be a field element or a local variable",
+                "e.g. ti.atomic_add(x[i], 1) or ti.atomic_add(total, x[i])",
+            )
+        # On a local too: a kernel-scope local that a parallel loop updates is shared.
+        return self.atomic_update(op, slot, value, dest)
 
     def call_python(self, func, node: ast.Call):
         args = [self.expr(a) for a in node.args]

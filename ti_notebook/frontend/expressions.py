@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiIndexError, TiRuntimeError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import is_matrix_field
 from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector, VectorVariable
@@ -207,6 +207,8 @@ class ExpressionsMixin:
 
     def subscript_pointer(self, base, indices: list, node: ast.Subscript) -> ir.Stmt:
         b = self.builder
+        if isinstance(base, Field):
+            self.check_placed(base, node)
         if isinstance(base, (Field, NdarrayArg)):
             ndim, name = base.ndim, base.name
         else:
@@ -240,6 +242,13 @@ class ExpressionsMixin:
             self.state.captured.setdefault(("field", id(base)), base)
             return b.emit(ir.GlobalPtrStmt(base, cast))
         return b.emit(ir.ExternalPtrStmt(base.arg_index, base.ndim, cast, base.dtype))
+
+    def check_placed(self, field: Field, node: ast.AST) -> None:
+        """An unplaced, unfinalized or destroyed field: an error at the line using it."""
+        try:
+            field.layout()
+        except TiRuntimeError as exc:
+            raise self.error(TiRuntimeError, node, exc.message, exc.hint) from None
 
     # -- compile-time evaluation ----------------------------------------------------------
     def static_eval(self, node: ast.expr):

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import numbers
 
-from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
-from ti_notebook.frontend.values import Vector
+from ti_notebook.frontend.values import Slots, Vector
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import matrix as lang_matrix
 from ti_notebook.lang import types
@@ -86,20 +87,62 @@ class MatricesMixin:
         return self.builder.const(0, self.builder.value(value).dtype)
 
     # -- element access ----------------------------------------------------------------
-    def matrix_element(self, value: Vector, node: ast.Subscript):
-        index = self.static_eval(node.slice)
-        if isinstance(index, int):
-            index = (index,)
-        if len(value.shape) == 2 and len(index) == 1:
-            return Vector(rows(value)[index[0]])
-        flat = 0
-        for i, extent in zip(index, value.shape, strict=True):
+    def element_positions(self, shape: tuple[int, ...], node: ast.Subscript) -> int | list[int]:
+        """The row-major item ``x[...]`` names in a value of ``shape``, or a matrix row's."""
+        index = self.expr(node.slice)
+        index = (index,) if isinstance(index, numbers.Integral) else index
+        if not (isinstance(index, tuple) and all(isinstance(i, numbers.Integral) for i in index)):
+            raise self.error(
+                TiIndexError,
+                node.slice,
+                "a vector/matrix index must be compile-time integers",
+                "use constants, or ti.static(range(n)) for a loop over components",
+            )
+        index = tuple(int(i) for i in index)
+        row = len(shape) == 2 and len(index) == 1
+        if len(index) != len(shape) and not row:
+            raise self.error(
+                TiIndexError, node, f"a value of shape {shape} takes {len(shape)} index(es)"
+            )
+        for i, extent in zip(index, shape, strict=False):
             if not 0 <= i < extent:
                 raise self.error(
-                    TiTypeError, node, f"index {index} out of range for shape {value.shape}"
+                    TiIndexError, node, f"index {index} out of range for shape {shape}"
                 )
+        if row:
+            width = shape[1]
+            return list(range(index[0] * width, (index[0] + 1) * width))
+        flat = 0
+        for i, extent in zip(index, shape, strict=True):
             flat = flat * extent + i
-        return value.items[flat]
+        return flat
+
+    def matrix_element(self, value: Vector, node: ast.Subscript):
+        found = self.element_positions(value.shape, node)
+        if isinstance(found, list):
+            return Vector([value.items[k] for k in found])
+        return value.items[found]
+
+    def select_slots(self, slots: Slots, node: ast.Subscript):
+        """``target[...] = ...`` on a vector/matrix target: one slot, or a row's Slots."""
+        found = self.element_positions(slots.shape, node)
+        if isinstance(found, list):
+            return Slots([slots.items[k] for k in found], (len(found),))
+        return slots.items[found]
+
+    def component_slot(self, slots: Slots, node: ast.Attribute):
+        """``target.x = ...``: the slot of component x/y/z/w of a vector target."""
+        k = _COMPONENTS.get(node.attr)
+        if k is None or len(slots.shape) != 1:
+            raise self.error(
+                TiSyntaxError,
+                node,
+                f"cannot assign to '.{node.attr}' of a vector/matrix",
+                "only vectors' .x/.y/.z/.w components can be assigned by name",
+            )
+        if k >= slots.shape[0]:
+            raise self.error(TiSyntaxError, node, f"a {slots.shape[0]}-vector has no .{node.attr}")
+        return slots.items[k]
 
     def matrix_attribute(self, value: Vector, node: ast.Attribute):
         if node.attr in _COMPONENTS and len(value.shape) == 1:
@@ -118,10 +161,8 @@ class MatricesMixin:
         raise self.error(TiSyntaxError, node, f"vectors and matrices have no '.{node.attr}'")
 
     def load_matrix(self, field, indices: list, node) -> Vector:
-        items = []
-        for component in field.components:
-            ptr = self.subscript_pointer(component, indices, node)
-            items.append(self.builder.emit(ir.GlobalLoadStmt(ptr)))
+        pointers = self.matrix_pointers(field, indices, node)
+        items = [self.builder.emit(ir.GlobalLoadStmt(ptr)) for ptr in pointers]
         return Vector(items, field.element_shape)
 
     def matrix_pointers(self, field, indices: list, node) -> list[ir.Stmt]:

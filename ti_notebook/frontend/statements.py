@@ -12,7 +12,7 @@ import ast
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import is_matrix_field
-from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector, VectorVariable
+from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Slots, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 
@@ -30,7 +30,7 @@ _AUG_OPS = {
     ast.LShift: "shl",
     ast.RShift: "shr",
 }
-# Augmented assignments to globals that are atomic, as in Taichi.
+# Augmented assignments that are atomic, as in Taichi.
 _ATOMIC_AUG = {"add", "sub", "bit_and", "bit_or", "bit_xor"}
 
 
@@ -69,26 +69,16 @@ class StatementsMixin:
             raise self.unsupported(node, f"the operator {type(node.op).__name__}=")
         value = self.expr(node.value)
         target = node.target
-        if isinstance(target, ast.Name) and op in _ATOMIC_AUG | {"min", "max"}:
-            local = self.find_local(target.id)
-            if isinstance(local, ir.AllocaStmt):
-                # Taichi: '+=' is an atomic add, also on a kernel-scope local that a
-                # parallel loop updates; codegen demotes it where no other thread sees it.
-                self.check_scalar(value, node)
-                self.atomic(op, local, value)
-                return
-        if isinstance(target, ast.Subscript):
-            ptr = self.lvalue(target)
-            if isinstance(ptr, list) and op in _ATOMIC_AUG | {"min", "max"}:
-                values = self.as_vector(value, len(ptr), target)
-                for component, item in zip(ptr, values, strict=True):
-                    self.atomic(op, component, item)
-                return
-            if isinstance(ptr, ir.Stmt) and op in _ATOMIC_AUG | {"min", "max"}:
-                self.atomic(op, ptr, value)
-                return
-        current = self.expr(target)
-        self.assign(target, self.builder.binary(op, current, value))
+        slot = self.lvalue(target)
+        if slot is None:  # not a local or an element: assign() says what is wrong
+            self.assign(target, self.binary(op, self.expr(target), value, node))
+            return
+        if op in _ATOMIC_AUG:
+            # Taichi: '+=' is atomic, on fields and also on a kernel-scope local that a
+            # parallel loop updates; codegen demotes it where no other thread sees it.
+            self.atomic_update(op, slot, value, target)
+            return
+        self.store(slot, self.binary(op, self.load(slot), value, node), target)
 
     # -- assignment -----------------------------------------------------------------
     @property
@@ -114,15 +104,10 @@ class StatementsMixin:
             self.bind(name, value)
 
     def assign(self, target: ast.expr, value) -> None:
-        b = self.builder
         if isinstance(target, ast.Name):
             current = self.find_local(target.id)
-            if isinstance(current, ir.AllocaStmt):
-                b.emit(ir.LocalStoreStmt(current, b.cast(value, current.dtype)))
-            elif isinstance(current, VectorVariable):
-                items = self.as_vector(value, len(current.allocas), target)
-                for alloca, item in zip(current.allocas, items, strict=True):
-                    b.emit(ir.LocalStoreStmt(alloca, b.cast(item, alloca.dtype)))
+            if isinstance(current, (ir.AllocaStmt, VectorVariable)):
+                self.store(self.lvalue(target), value, target)
             elif isinstance(current, LoopIndex):
                 raise self.error(
                     TiSyntaxError,
@@ -143,20 +128,8 @@ class StatementsMixin:
             items = self.unpack(value, len(target.elts), target)
             for element, item in zip(target.elts, items, strict=True):
                 self.assign(element, item)
-        elif isinstance(target, ast.Subscript):
-            ptr = self.lvalue(target)
-            if isinstance(ptr, tuple):  # a component of a local vector
-                alloca = ptr[0]
-                b.emit(ir.LocalStoreStmt(alloca, b.cast(value, alloca.dtype)))
-                return
-            if isinstance(ptr, list):  # an element of a vector/matrix field
-                values = self.as_vector(value, len(ptr), target)
-                for component, item in zip(ptr, values, strict=True):
-                    b.emit(ir.GlobalStoreStmt(component, b.cast(item, component.dtype)))
-                return
-            if isinstance(value, Vector):
-                raise self.error(TiTypeError, target, "cannot store a vector into a scalar")
-            b.emit(ir.GlobalStoreStmt(ptr, b.cast(value, ptr.dtype)))
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            self.store(self.lvalue(target), value, target)
         else:
             raise self.unsupported(target, f"assigning to '{ast.unparse(target)}'")
 
@@ -176,30 +149,91 @@ class StatementsMixin:
             return self.unpack(value, count, node)
         return [value] * count
 
-    def lvalue(self, node: ast.Subscript):
-        """The pointer a subscript names: a GlobalPtr/ExternalPtr, or (alloca,) of a vector."""
-        if isinstance(node.value, ast.Subscript):
-            # v[i][k]: component k of element i of a vector/matrix field.
-            outer = self.expr(node.value.value)
-            if is_matrix_field(outer):
-                indices = self.index_values(node.value.slice)
-                pointers = self.matrix_pointers(outer, indices, node)
-                return pointers[self.component_index(outer.element_shape, node)]
+    def lvalue(self, node: ast.expr):
+        """What an assignment target names: one pointer or alloca, or a vector's Slots.
+
+        None for a name that is not a local variable (``assign`` reports those).
+        """
+        if isinstance(node, ast.Name):
+            local = self.find_local(node.id)
+            if isinstance(local, VectorVariable):
+                return Slots(local.allocas, local.shape)
+            return local if isinstance(local, ir.AllocaStmt) else None
+        if not isinstance(node, (ast.Subscript, ast.Attribute)):
+            raise self.unsupported(node, f"assigning to '{ast.unparse(node)}'")
+        nested = isinstance(node.value, (ast.Name, ast.Subscript))
+        inner = self.lvalue(node.value) if nested else None
+        if isinstance(node, ast.Attribute):
+            if not isinstance(inner, Slots):
+                raise self.error(
+                    TiSyntaxError,
+                    node,
+                    f"cannot assign to '{ast.unparse(node)}': '{ast.unparse(node.value)}' is "
+                    "not a vector",
+                    "only the .x/.y/.z/.w components of a local vector or of a vector "
+                    "field's element can be assigned",
+                )
+            return self.component_slot(inner, node)
+        if isinstance(inner, Slots):  # d[1], v[i][k], m[i][r, c], M[r]
+            return self.select_slots(inner, node)
+        if inner is not None:
+            raise self.error(
+                TiTypeError,
+                node.value,
+                f"'{ast.unparse(node.value)}' is a scalar and cannot be indexed",
+                "only vectors, matrices, fields and ndarrays take [index]",
+            )
         base = self.expr(node.value)
-        if isinstance(base, VectorVariable):
-            return (base.allocas[self.component_index(base.shape, node)],)
         indices = self.index_values(node.slice)
         if is_matrix_field(base):
-            return self.matrix_pointers(base, indices, node)
+            return Slots(self.matrix_pointers(base, indices, node), base.element_shape)
         return self.subscript_pointer(base, indices, node)
 
-    def component_index(self, shape: tuple[int, ...], node: ast.Subscript) -> int:
-        index = self.static_eval(node.slice)
-        index = (index,) if isinstance(index, int) else tuple(index)
-        flat = 0
-        for i, extent in zip(index, shape, strict=True):
-            flat = flat * extent + i
-        return flat
+    def load(self, slot):
+        """The current value of an lvalue."""
+        b = self.builder
+        if isinstance(slot, Slots):
+            return Vector([self.load(item) for item in slot.items], slot.shape)
+        if isinstance(slot, ir.AllocaStmt):
+            return b.emit(ir.LocalLoadStmt(slot))
+        return b.emit(ir.GlobalLoadStmt(slot))
+
+    def store(self, slot, value, node: ast.expr) -> None:
+        """``slot = value``, cast to the slot's type; a scalar fills every component."""
+        b = self.builder
+        if isinstance(slot, Slots):
+            self.check_shape(slot, value, node)
+            parts = self.as_vector(value, len(slot.items), node)
+            for item, part in zip(slot.items, parts, strict=True):
+                self.store(item, part, node)
+            return
+        if isinstance(value, (Vector, tuple, list)):
+            raise self.error(TiTypeError, node, "cannot store a vector into a scalar")
+        self.check_scalar(value, node)
+        if isinstance(slot, ir.AllocaStmt):
+            b.emit(ir.LocalStoreStmt(slot, b.cast(value, slot.dtype)))
+        else:
+            b.emit(ir.GlobalStoreStmt(slot, b.cast(value, slot.dtype)))
+
+    def atomic_update(self, op: str, slot, value, node: ast.expr):
+        """An atomic ``op`` on an lvalue; the old value (a Vector for Slots)."""
+        if isinstance(slot, Slots):
+            self.check_shape(slot, value, node)
+            parts = self.as_vector(value, len(slot.items), node)
+            pairs = zip(slot.items, parts, strict=True)
+            return Vector([self.atomic(op, item, part) for item, part in pairs], slot.shape)
+        if isinstance(value, (Vector, tuple, list)):
+            raise self.error(TiTypeError, node, "cannot apply a vector to a scalar")
+        self.check_scalar(value, node)
+        return self.atomic(op, slot, value)
+
+    def check_shape(self, slots: Slots, value, node: ast.expr) -> None:
+        if isinstance(value, Vector) and value.shape != slots.shape:
+            raise self.error(
+                TiTypeError,
+                node,
+                f"cannot assign a value of shape {value.shape} to one of shape {slots.shape}",
+            )
 
     def atomic(self, op: str, ptr: ir.Stmt, value) -> ir.Stmt:
         b = self.builder

@@ -42,6 +42,18 @@ class VectorVariable:
 
 
 @dataclasses.dataclass
+class Slots:
+    """The assignable components of a vector/matrix target, row-major.
+
+    ``items`` are global pointers (an element of a vector/matrix field) or allocas (a
+    local vector); ``v[i][k]``, ``v[i].y`` and ``d[1]`` select from them.
+    """
+
+    items: list
+    shape: tuple[int, ...]
+
+
+@dataclasses.dataclass
 class NdarrayArg:
     """A ``ti.types.ndarray()`` argument inside a kernel."""
 

@@ -8,7 +8,7 @@ codegen, ``to_numpy`` and the layout widget all read the same plan.
     >>> ti.init(arch=ti.cpu)
     >>> x = ti.field(ti.f32, shape=(2, 3))
     >>> x[1, 2] = 5
-    >>> x.to_numpy()[1, 2], x.layout().address((1, 2))
+    >>> x.to_numpy()[1, 2].item(), x.layout().address((1, 2))
     (5.0, 20)
 """
 
@@ -58,6 +58,21 @@ class Field:
         self._tree = None
         self._layout: FieldLayout | None = None
         self._view: np.ndarray | None = None
+        self.owner = None  # the vector/matrix field this is a component of, if any
+
+    @property
+    def label(self) -> str:
+        """How errors name the field: ``field 'x'``, or its vector/matrix field's name."""
+        if self.owner is not None:
+            return self.owner.label
+        return f"field '{self.name}'"
+
+    def _place_hint(self) -> str:
+        name = self.owner.name if self.owner is not None else self.name
+        return (
+            f"place it first, e.g. ti.root.dense(ti.i, n).place({name}), "
+            "or declare it with a shape: shape=n"
+        )
 
     # -- placement ---------------------------------------------------------------------
     def _bind(self, tree, layout: FieldLayout) -> None:
@@ -73,34 +88,34 @@ class Field:
         if self._layout is not None:
             if self._tree.destroyed:
                 raise TiRuntimeError(
-                    f"field '{self.name}' belongs to an SNode tree that was destroyed "
+                    f"{self.label} belongs to an SNode tree that was destroyed "
                     "(tree.destroy() or ti.reset())",
                     hint="declare the field again in a new tree",
                 )
             return
         if self._snode is None:
             raise TiRuntimeError(
-                f"field '{self.name}' was declared without a shape and never placed",
-                hint="place it first, e.g. ti.root.dense(ti.i, n).place(x)",
+                f"{self.label} was declared without a shape and never placed",
+                hint=self._place_hint(),
             )
         builder = self._snode.builder
         if builder.discarded:
             raise TiRuntimeError(
-                f"field '{self.name}' was declared before ti.reset(), which destroyed it",
+                f"{self.label} was declared before ti.reset(), which destroyed it",
                 hint="declare the field again after ti.init()",
             )
         if builder is _snode.default_builder():
             _snode.materialize_default()
         else:
             raise TiRuntimeError(
-                f"field '{self.name}' belongs to a FieldsBuilder that is not finalized",
+                f"{self.label} belongs to a FieldsBuilder that is not finalized",
                 hint="call fb.finalize() before using its fields",
             )
 
     @property
     def snode(self) -> _snode.SNode:
         if self._snode is None:
-            raise TiRuntimeError(f"field '{self.name}' is not placed yet")
+            raise TiRuntimeError(f"{self.label} is not placed yet", hint=self._place_hint())
         return self._snode
 
     @property
@@ -139,8 +154,7 @@ class Field:
         shape = self.shape
         if len(key) != len(shape):
             raise TiIndexError(
-                f"field '{self.name}' has {len(shape)} dimension(s) but was indexed with "
-                f"{len(key)}",
+                f"{self.label} has {len(shape)} dimension(s) but was indexed with {len(key)}",
                 hint="use x[None] for a 0-D field" if not shape else "",
             )
         index = []
@@ -149,7 +163,7 @@ class Field:
                 raise TiTypeError(f"field index {i!r} on axis {axis} is not an integer")
             if not 0 <= i < extent:
                 raise TiIndexError(
-                    f"index {tuple(key)} is out of range for field '{self.name}' of shape "
+                    f"index {tuple(key)} is out of range for {self.label} of shape "
                     f"{shape} (axis {axis})"
                 )
             index.append(int(i))
@@ -190,11 +204,12 @@ class Field:
         if self._view is not None:
             self._view[...] = value
             return
-        if self._layout.is_sparse and value != 0:
+        addresses = self._layout.addresses()
+        if self._layout.is_sparse:  # Taichi writes active cells only, activating none
             from ti_notebook.lang import sparse
 
-            sparse.activate_all(self)
-        self._flat_view()[self._layout.addresses() // self.dtype.size] = value
+            addresses = addresses[sparse.active_elements(self)]
+        self._flat_view()[addresses // self.dtype.size] = value
 
     def to_numpy(self, dtype=None) -> np.ndarray:
         self._materialize()
@@ -214,11 +229,13 @@ class Field:
         if self._view is not None:
             self._view[...] = array
             return
-        if self._layout.is_sparse:
+        addresses = self._layout.addresses()
+        if self._layout.is_sparse:  # as fill(): active cells only
             from ti_notebook.lang import sparse
 
-            sparse.activate_all(self)
-        self._flat_view()[self._layout.addresses() // self.dtype.size] = array
+            active = sparse.active_elements(self)
+            addresses, array = addresses[active], array[active]
+        self._flat_view()[addresses // self.dtype.size] = array
 
     def __repr__(self) -> str:
         return f"<ti.field {self.name}: {self.dtype}>"

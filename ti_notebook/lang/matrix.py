@@ -17,25 +17,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from ti_notebook.errors import TiValueError
+from ti_notebook.errors import TiIndexError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 from ti_notebook.lang.field import Field, _assigned_name, normalize_shape, place_with_shape
 
 
 class MatrixField:
-    """A field whose elements are ``n x m`` matrices (``m is None``: vectors)."""
+    """A field whose elements are ``n x m`` matrices; a vector field has ``m == 1``.
+
+    >>> import ti_notebook as ti
+    >>> m = ti.Matrix.field(2, 2, ti.f32, shape=3)
+    >>> (m.n, m.m), m.element_shape, ti.Vector.field(3, ti.f32, shape=3).m
+    ((2, 2), (2, 2), 1)
+    """
 
     def __init__(self, n: int, m: int | None, dtype: types.DataType, name: str) -> None:
-        self.n, self.m = n, m
+        # Taichi: a vector field's m is 1; its elements still have shape (n,), not (n, 1).
+        self.is_vector = m is None
+        self.n, self.m = n, 1 if m is None else m
         self.dtype = dtype
         self.name = name or "field"
-        count = n * (m or 1)
-        self.components = [Field(dtype, f"{self.name}[{k}]") for k in range(count)]
+        self.components = [Field(dtype, f"{self.name}[{k}]") for k in range(n * self.m)]
+        for component in self.components:
+            component.owner = self
+
+    @property
+    def label(self) -> str:
+        """How errors name this field."""
+        kind = "vector" if self.is_vector else "matrix"
+        return f"{kind} field '{self.name}'"
 
     @property
     def element_shape(self) -> tuple[int, ...]:
-        return (self.n,) if self.m is None else (self.n, self.m)
+        return (self.n,) if self.is_vector else (self.n, self.m)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -69,8 +84,8 @@ class MatrixField:
         expected = self.shape + self.element_shape
         if array.shape != expected:
             raise TiValueError(
-                f"from_numpy: array of shape {array.shape} does not match vector/matrix "
-                f"field '{self.name}' of shape {expected}"
+                f"from_numpy: array of shape {array.shape} does not match {self.label} "
+                f"of shape {expected}"
             )
         flat = array.reshape(self.shape + (-1,))
         for k, component in enumerate(self.components):
@@ -81,9 +96,10 @@ class MatrixField:
         for component, item in zip(self.components, values, strict=True):
             component.fill(item.item())
 
-    def __getitem__(self, key) -> np.ndarray:
-        values = [c[key] for c in self.components]
-        return np.array(values, dtype=self.dtype.np_dtype).reshape(self.element_shape)
+    def __getitem__(self, key) -> MatrixElement:
+        first = self.components[0]
+        first._materialize()
+        return MatrixElement(self, first._index(key))
 
     def __setitem__(self, key, value) -> None:
         values = np.broadcast_to(np.asarray(value), self.element_shape).reshape(-1)
@@ -92,6 +108,132 @@ class MatrixField:
 
     def __repr__(self) -> str:
         return f"<ti.Matrix.field {self.name}: {self.dtype}{list(self.element_shape)}>"
+
+
+class MatrixElement:
+    """``v[i]`` from Python: one element of a vector/matrix field, read and written live.
+
+    Indexing it reads or writes the field itself, so ``v[i][k] = s`` changes the field,
+    as in Taichi. Everything else (arithmetic, comparisons, ``np.asarray``, ``tolist``,
+    ``repr``) works on a NumPy copy of the element's current value.
+
+    >>> import ti_notebook as ti
+    >>> v = ti.Vector.field(3, ti.f32, shape=4)
+    >>> v[2][1] = 7
+    >>> v[2].y, v[2].tolist(), v.to_numpy()[2].tolist()
+    (7.0, [0.0, 7.0, 0.0], [0.0, 7.0, 0.0])
+    >>> v[2] * 2
+    array([ 0., 14.,  0.], dtype=float32)
+    """
+
+    __slots__ = ("_field", "_key")
+    __hash__ = None  # compares like an array
+
+    def __init__(self, field: MatrixField, key: tuple[int, ...]) -> None:
+        self._field = field
+        self._key = key
+
+    @property
+    def n(self) -> int:
+        return self._field.n
+
+    @property
+    def m(self) -> int:
+        return self._field.m
+
+    def to_numpy(self) -> np.ndarray:
+        """A copy of the element's current value."""
+        field = self._field
+        values = [c[self._key] for c in field.components]
+        return np.array(values, dtype=field.dtype.np_dtype).reshape(field.element_shape)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        value = self.to_numpy()
+        return value if dtype is None else value.astype(dtype)
+
+    def _components(self, index) -> np.ndarray:
+        """The flat component numbers that ``index`` selects, shaped like the selection."""
+        field = self._field
+        numbers = np.arange(len(field.components)).reshape(field.element_shape)
+        try:
+            return np.asarray(numbers[index])
+        except (IndexError, TypeError) as exc:
+            raise TiIndexError(
+                f"index {index!r} does not select from an element of {field.label} of "
+                f"shape {field.element_shape}: {exc}",
+                hint="use v[i][k] for a vector, m[i][r, c] for a matrix",
+            ) from None
+
+    def __getitem__(self, index):
+        field = self._field
+        selected = self._components(index)
+        if selected.ndim == 0:
+            return field.components[int(selected)][self._key]
+        values = [field.components[k][self._key] for k in selected.reshape(-1)]
+        return np.array(values, dtype=field.dtype.np_dtype).reshape(selected.shape)
+
+    def __setitem__(self, index, value) -> None:
+        field = self._field
+        selected = self._components(index)
+        try:
+            values = np.broadcast_to(np.asarray(value), selected.shape)
+        except ValueError:
+            raise TiValueError(
+                f"cannot write a value of shape {np.shape(value)} into {selected.shape} "
+                f"components of {field.label}"
+            ) from None
+        for k, item in zip(selected.reshape(-1), values.reshape(-1), strict=True):
+            field.components[k][self._key] = item.item()
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):  # also keeps unset slots from recursing here
+            raise AttributeError(name)
+        return getattr(self.to_numpy(), name)  # tolist, shape, dtype, sum, dot...
+
+    def __len__(self) -> int:
+        return self._field.n
+
+    def __iter__(self):
+        return iter(self.to_numpy())
+
+    def __repr__(self) -> str:
+        return repr(self.to_numpy())
+
+    def __str__(self) -> str:
+        return str(self.to_numpy())
+
+
+def _component_property(k: int) -> property:
+    def get(self: MatrixElement):
+        return self[k]
+
+    def set(self: MatrixElement, value) -> None:
+        self[k] = value
+
+    return property(get, set, doc=f"Component {k} of a vector element.")
+
+
+for _k, _axis in enumerate("xyzw"):
+    setattr(MatrixElement, _axis, _component_property(_k))
+
+
+def _delegate(name: str):
+    def method(self: MatrixElement, *args):
+        return getattr(self.to_numpy(), name)(*args)
+
+    method.__name__ = name
+    return method
+
+
+for _name in (
+    *("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__"),
+    *("__neg__", "__pos__", "__abs__", "__invert__"),
+    *("__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__"),
+    *("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__"),
+    *("__rpow__", "__matmul__", "__rmatmul__", "__and__", "__or__", "__xor__"),
+    *("__rand__", "__ror__", "__rxor__", "__lshift__", "__rshift__"),
+):
+    setattr(MatrixElement, _name, _delegate(_name))
 
 
 def _dtype(dtype) -> types.DataType:
