@@ -202,6 +202,12 @@ class FunctionEmitter(Arithmetic):
                 op = s.op if dtype.is_signed else "u" + s.op
         return self.b.atomic_rmw(op, self.v(s.dest), value, "monotonic")
 
+    def emit_LocalArray(self, s: ir.LocalArrayStmt):
+        # In the entry block: one array per task call, not one per loop iteration.
+        array = self.entry_builder.alloca(llvm_type(s.dtype), size=s.count, name=s.name)
+        array.align = 64
+        return array
+
     def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
         fn = self.declare("llvm.memset.p0.i64", c.VOID, [c.PTR, c.I8, c.I64, ll.IntType(1)])
         args = [self.v(s.ptr), ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)]

@@ -6,7 +6,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
-from ti_notebook.frontend import matrices, sparse_ops
+from ti_notebook.frontend import local_storage, matrices, sparse_ops
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import BoundMethod
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
@@ -382,4 +382,5 @@ _SPECIAL = {
     ops.loop_config: _loop_config,
     ops.block_dim: _block_dim,
     **sparse_ops.HANDLERS,
+    **local_storage.HANDLERS,
 }

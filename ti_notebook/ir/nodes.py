@@ -304,6 +304,27 @@ class SNodeOpStmt(Stmt):
         self.op, self.snode, self.indices = op, snode, list(indices)
 
 
+class BlockLocalStmt(Stmt):
+    """``ti.block_local(*fields)`` at the top of a struct-for; ``make_block_local`` acts."""
+
+    has_side_effect = True
+
+    def __init__(self, fields: list) -> None:
+        super().__init__(None)
+        self.fields = list(fields)
+
+
+class LocalArrayStmt(Stmt):
+    """A per-task stack array of ``count`` elements of ``dtype``; its value is the address.
+
+    The block-local storage buffer on the CPU (shared memory on a GPU).
+    """
+
+    def __init__(self, dtype: DataType, count: int, name: str = "bls") -> None:
+        super().__init__(dtype)
+        self.count, self.name = count, name
+
+
 class MemsetZeroStmt(Stmt):
     """Zeroes ``nbytes`` bytes at ``ptr`` (a deactivated sparse cell's storage)."""
 

@@ -69,6 +69,10 @@ def _describe(stmt: ir.Stmt) -> str:
             return f"offloaded {stmt.kind}{rng} {stmt.config or ''}".rstrip()
         case ir.SNodeOpStmt():
             return f"{stmt.op} {stmt.snode.name}{_name(stmt.indices)}"
+        case ir.BlockLocalStmt():
+            return f"block_local {', '.join(f.name for f in stmt.fields)}"
+        case ir.LocalArrayStmt():
+            return f"local_array {stmt.name}[{stmt.count}]"
         case ir.MemsetZeroStmt():
             return f"memset_zero {_name(stmt.ptr)}, {stmt.nbytes}"
         case ir.RandStmt():

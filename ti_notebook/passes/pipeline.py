@@ -12,6 +12,7 @@ from ti_notebook.passes import (
     eliminate_dead_code,
     lower_access,
     lower_sparse,
+    make_block_local,
     make_thread_local,
     offload,
     typecheck,
@@ -19,6 +20,7 @@ from ti_notebook.passes import (
 
 PASSES = [
     ("typecheck", typecheck.run),
+    ("make_block_local", make_block_local.run),
     ("offload", offload.run),
     ("make_thread_local", make_thread_local.run),
     ("lower_sparse", lower_sparse.run),
