@@ -69,7 +69,11 @@ def _candidates(task: ir.OffloadedStmt) -> dict:
             continue
         key, description, dtype = target
         readers = users.get(stmt.id, [])
-        ok = bool(readers) and all(
+        if not readers:
+            # An unused pointer accesses nothing: ``v[None][0] += a`` also makes one
+            # for ``v[None][1]``; it must not disqualify that component.
+            continue
+        ok = all(
             isinstance(u, ir.AtomicOpStmt)
             and u.dest is stmt
             and u.op in _REDUCIBLE
