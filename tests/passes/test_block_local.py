@@ -271,7 +271,7 @@ def test_block_local_outside_a_struct_for_is_an_error():
 
     @ti.kernel
     def k():
-        for i in range(4):
+        for _i in range(4):
             ti.block_local(a)
 
     with pytest.raises(ti.errors.TiSyntaxError, match="struct-for"):
