@@ -7,17 +7,16 @@ values and can vectorise loops that use them.
 
 from __future__ import annotations
 
-import math
-
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.common import Arithmetic, llvm_type
+from ti_notebook.codegen.loops import LoopsMixin
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 
 
-class FunctionEmitter(Arithmetic):
+class FunctionEmitter(LoopsMixin, Arithmetic):
     """Statement-by-statement emission into ``fn`` (whose first argument is ctx)."""
 
     def __init__(self, module_gen, fn: ll.Function, rng_seed: ll.Value | None = None) -> None:
@@ -280,85 +279,6 @@ class FunctionEmitter(Arithmetic):
 
     def emit_Continue(self, s: ir.ContinueStmt):
         self.b.branch(self.loop_targets[-1][0])
-
-    def emit_RangeFor(self, s: ir.RangeForStmt):
-        extents = [self.v(e) for e in s.extents]
-        starts = [self.v(x) for x in s.starts]
-        self.counted_loop(s, self.v(s.begin), self.v(s.end), extents, starts, s.body)
-
-    def emit_StructFor(self, s: ir.StructForStmt):
-        layout = s.field.layout()
-        zero = ll.Constant(c.I32, 0)
-        end = ll.Constant(c.I32, math.prod(layout.shape))
-        self.counted_loop(s, zero, end, None, None, s.body, layout=layout)
-
-    def struct_indices(self, flat: ll.Value, layout) -> list[ll.Value]:
-        """Field indices of cell number ``flat`` in memory order (the plan's levels)."""
-        b = self.b
-        indices = [ll.Constant(c.I32, 0)] * len(layout.shape)
-        rest = flat
-        levels = layout.levels
-        for depth in range(len(levels) - 1, -1, -1):
-            level = levels[depth]
-            if depth == 0:
-                local = rest
-            else:
-                count = ll.Constant(c.I32, level.num_cells)
-                local, rest = b.urem(rest, count), b.udiv(rest, count)
-            for k in range(len(level.axes) - 1, -1, -1):
-                axis, extent, below = level.axes[k], level.extents[k], level.below[k]
-                if k == 0:
-                    part = local
-                else:
-                    size = ll.Constant(c.I32, extent)
-                    part, local = b.urem(local, size), b.udiv(local, size)
-                if below > 1:
-                    part = b.mul(part, ll.Constant(c.I32, below), flags=["nuw"])
-                indices[axis] = b.add(indices[axis], part, flags=["nuw"])
-        return indices
-
-    def counted_loop(self, loop, begin, end, extents, starts, body, layout=None) -> None:
-        """``for flat in [begin, end)``, splitting ``flat`` into ndrange axes."""
-        b = self.b
-        counter = self.alloca(c.I32, "i")
-        b.store(begin, counter)
-        header = self.fn.append_basic_block("for")
-        body_block = self.fn.append_basic_block("body")
-        latch = self.fn.append_basic_block("next")
-        exit_block = self.fn.append_basic_block("endfor")
-        b.branch(header)
-        b.position_at_end(header)
-        flat = b.load(counter, typ=c.I32)
-        b.cbranch(b.icmp_signed("<", flat, end), body_block, exit_block)
-        b.position_at_end(body_block)
-        if layout is not None:
-            self.loop_indices[loop.id] = self.struct_indices(flat, layout)
-        else:
-            self.loop_indices[loop.id] = self.split_index(flat, extents, starts)
-        self.loop_targets.append((latch, exit_block))
-        self.block(body)
-        self.loop_targets.pop()
-        if not b.block.is_terminated:
-            b.branch(latch)
-        b.position_at_end(latch)
-        b.store(b.add(flat, ll.Constant(c.I32, 1), flags=["nsw"]), counter)
-        b.branch(header)
-        b.position_at_end(exit_block)
-
-    def split_index(self, flat, extents, starts) -> list[ll.Value]:
-        if not extents:
-            return [flat]
-        b = self.b
-        indices = []
-        rest = flat
-        for axis in range(len(extents) - 1, -1, -1):
-            if axis == 0:
-                local = rest
-            else:
-                local = b.urem(rest, extents[axis])
-                rest = b.udiv(rest, extents[axis])
-            indices.append(b.add(local, starts[axis], flags=["nsw"]))
-        return indices[::-1]
 
     def emit_Return(self, s: ir.ReturnStmt):
         self.b.store(self.v(s.value), self.ctx_pointer(c.CTX_RETURN))

@@ -44,7 +44,9 @@ def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
     guarded = False
     for loop in loops:
         layout = loop.field.layout()
-        sparse = [level for level in layout.levels if level.is_sparse]
+        # Sparse levels above the leaf are checked once per block by the loop itself
+        # (codegen/loops.py); the leaf's own bits are checked per cell here.
+        sparse = [layout.levels[-1]] if layout.levels[-1].is_sparse else []
         if not sparse:
             continue
         body = loop.body
