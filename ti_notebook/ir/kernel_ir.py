@@ -25,7 +25,12 @@ class KernelIR:
     asserts: list = dataclasses.field(default_factory=list)  # AssertStmt info by code - 1
     temps_size: int = 0  # bytes of kernel temporaries shared between tasks
     report: dict = dataclasses.field(
-        default_factory=lambda: {"tasks": [], "thread_local": [], "block_local": []}
+        default_factory=lambda: {
+            "tasks": [],
+            "thread_local": [],
+            "block_local": [],
+            "demoted_atomics": [],
+        }
     )
 
     def tasks(self) -> list[ir.OffloadedStmt]:

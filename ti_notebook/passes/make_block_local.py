@@ -31,6 +31,7 @@ from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.lang import types
 from ti_notebook.lang.config import Config
 from ti_notebook.passes import plan_arith as arith
+from ti_notebook.passes.demote_atomics import to_plain
 
 
 def run(kernel: KernelIR, config: Config) -> bool:
@@ -322,22 +323,8 @@ def _redirect(plan: dict) -> None:
         transform.replace_uses(ptr.parent, ptr, slot)
         for user in list(ptr.parent.stmts):
             if isinstance(user, ir.AtomicOpStmt) and user.dest is slot:
-                _plain_accumulate(user)
+                to_plain(user, ptr.parent)
         ptr.parent.stmts.remove(ptr)
-
-
-def _plain_accumulate(atomic: ir.AtomicOpStmt) -> None:
-    """The buffer is private to the task: a load, add and store replace the atomic."""
-    old = transform.insert_before(atomic, ir.GlobalLoadStmt(atomic.dest))
-    new = transform.insert_before(
-        atomic, ir.BinaryOpStmt(atomic.op, old, atomic.value, atomic.value.dtype)
-    )
-    store = ir.GlobalStoreStmt(atomic.dest, new)
-    for stmt in (old, new, store):
-        stmt.pos = atomic.pos
-    block = atomic.parent
-    block.stmts[block.stmts.index(atomic)] = store
-    store.parent = block
 
 
 def _shifted(name: str, offset: int) -> str:

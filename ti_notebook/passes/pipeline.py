@@ -9,6 +9,7 @@ from __future__ import annotations
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.lang.config import Config
 from ti_notebook.passes import (
+    demote_atomics,
     eliminate_dead_code,
     lower_access,
     lower_sparse,
@@ -23,6 +24,7 @@ PASSES = [
     ("make_block_local", make_block_local.run),
     ("offload", offload.run),
     ("make_thread_local", make_thread_local.run),
+    ("demote_atomics", demote_atomics.run),
     ("lower_sparse", lower_sparse.run),
     ("lower_access", lower_access.run),
     ("eliminate_dead_code", eliminate_dead_code.run),
