@@ -28,13 +28,40 @@ def run(kernel: KernelIR, config: Config) -> bool:
     for stmt in list(kernel.block.walk()):
         if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
             ptr = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else stmt.dest
-            if isinstance(ptr, ir.GlobalPtrStmt) and ptr.field.layout().is_sparse:
+            if (
+                isinstance(ptr, ir.GlobalPtrStmt)
+                and ptr.field.layout().is_sparse
+                and not _visited_cell(ptr)
+            ):
                 arith.activate(arith.Emitter(stmt), ptr.field.layout(), ptr.indices)
                 changed = True
         elif isinstance(stmt, ir.SNodeOpStmt):
             _lower_snode_op(kernel, stmt)
             changed = True
     return changed
+
+
+def _visited_cell(ptr: ir.GlobalPtrStmt) -> bool:
+    """True for ``x[I]`` in a struct-for over a field sharing ``x``'s sparse cells at
+    ``I``: the loop visits active cells only, so there is nothing to activate."""
+    loop = transform.enclosing(ptr, (ir.StructForStmt, ir.OffloadedStmt))
+    if isinstance(loop, ir.OffloadedStmt):
+        if loop.kind != "struct_for":
+            return False
+        loop = loop.loop
+    if loop is None or not ptr.indices:
+        return False
+    if not all(
+        isinstance(index, ir.LoopIndexStmt) and index.loop is loop and index.axis == axis
+        for axis, index in enumerate(ptr.indices)
+    ):
+        return False
+    mine = {lv.mask_offset for lv in ptr.field.layout().levels if lv.is_sparse}
+    theirs = loop.field.layout()
+    visited = {lv.mask_offset for lv in theirs.levels if lv.is_sparse}
+    layout = ptr.field.layout()
+    same_space = theirs.tree_id == layout.tree_id and theirs.shape == layout.shape
+    return same_space and mine <= visited
 
 
 def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:

@@ -87,12 +87,25 @@ def mask_word(emit: Emitter, tree_id: int, level: LevelPlan, number: ir.Stmt):
 
 
 def activate(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels=None) -> None:
-    """Sets the activity bits of the sparse cells on ``indices``' path."""
+    """Sets the activity bits of the sparse cells on ``indices``' path.
+
+    The bit is read first and the (locked) atomic or runs only when it is clear: most
+    writes go to cells that are already active.
+    """
     for level in levels if levels is not None else layout.levels:
         if level.is_sparse:
             number = cell_number(emit, layout, level, indices)
             ptr, bit = mask_word(emit, layout.tree_id, level, number)
-            emit(ir.AtomicOpStmt("bit_or", ptr, bit))
+            word = emit(ir.GlobalLoadStmt(ptr))
+            clear = emit(
+                ir.BinaryOpStmt(
+                    "eq", emit.op("bit_and", word, bit), emit.const(0, types.u32), types.i32
+                )
+            )
+            branch = emit(ir.IfStmt(clear))
+            anchor = branch.true_block.append(ir.ConstStmt(0, types.i32))
+            anchor.pos = emit.anchor.pos
+            Emitter(anchor)(ir.AtomicOpStmt("bit_or", ptr, bit))
 
 
 def is_active(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels) -> ir.Stmt:
