@@ -448,3 +448,19 @@ def test_component_attribute_augmented_assign_and_atomic_add_on_vectors():
     run()
     expect = np.array([[0.5, 1.5, i + 0.5] for i in range(4)], np.float32)
     np.testing.assert_array_equal(v.to_numpy(), expect)
+
+
+def test_vector_cast_accepts_python_and_ti_types():
+    out = ti.Vector.field(3, ti.f32, shape=())
+    idx = ti.Vector.field(3, ti.i32, shape=())
+
+    @ti.kernel
+    def run():
+        p = ti.Vector([1.7, -2.2, 3.5])
+        base = (p * 2.0 - 0.5).cast(int)  # the MPM idiom: Python int means default_ip
+        idx[None] = base
+        out[None] = base.cast(float) + p.cast(ti.i32).cast(ti.f32)
+
+    run()
+    assert idx[None].tolist() == [2, -4, 6]
+    assert out[None].tolist() == [3.0, -6.0, 9.0]

@@ -234,7 +234,11 @@ class MatricesMixin:
             return result
         if name == "cast":
             (dtype,) = args
-            return Vector([b.cast(x, dtype) for x in v], v.shape)
+            cfg = self.config
+            resolved = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
+            if resolved is None:
+                raise self.error(TiTypeError, node, f"cast() needs a type, got {dtype!r}")
+            return Vector([b.cast(x, resolved) for x in v], v.shape)
         raise self.error(TiSyntaxError, node, f"unknown method '{name}'")
 
     def sum_items(self, items: list):
