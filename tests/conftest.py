@@ -7,9 +7,15 @@ pyproject.toml); nothing here adds a tier marker to a test that has none.
 from __future__ import annotations
 
 import importlib
+import os
 import shutil
+import tempfile
 
 import pytest
+
+# Every run compiles afresh: the offline cache goes to a directory of this run only
+# (tests/cache checks the cache itself, in directories of its own).
+os.environ["TI_OFFLINE_CACHE_FILE_PATH"] = tempfile.mkdtemp(prefix="ti_notebook_test_cache_")
 
 
 def _import(name: str):

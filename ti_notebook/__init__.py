@@ -114,6 +114,10 @@ from ti_notebook.lang.types import (
 
 __version__ = "0.1.0"
 
+from ti_notebook.lang import cached_compile as _cached_compile
+
+cache = _Namespace(info=_cached_compile.info, clear=_cached_compile.clear)
+
 types = _Namespace(ndarray=NdarrayType, template=template, f32=f32, f64=f64, i32=i32, i64=i64)
 
 __all__ = [
@@ -154,6 +158,7 @@ __all__ = [
     "atomic_xor",
     "block_dim",
     "block_local",
+    "cache",
     "cast",
     "ceil",
     "clock_counter",

@@ -43,11 +43,18 @@ def symbol_prefix(kernel_name: str) -> str:
 class CpuModuleGenerator:
     """Builds the LLVM module of one specialised kernel."""
 
-    def __init__(self, kernel: KernelIR, config: Config, arg_offsets: dict[int, int]) -> None:
+    def __init__(
+        self,
+        kernel: KernelIR,
+        config: Config,
+        arg_offsets: dict[int, int],
+        prefix: str | None = None,
+    ) -> None:
         self.kernel = kernel
         self.config = config
         self.arg_offsets = arg_offsets
-        self.prefix = symbol_prefix(kernel.name)
+        # A cached kernel's symbols are named after its key: unique in any process.
+        self.prefix = prefix or symbol_prefix(kernel.name)
         self.module = ll.Module(name=kernel.name)
         self.prints: list[dict] = []
         self.asserts: list[dict] = []

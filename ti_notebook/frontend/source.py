@@ -39,7 +39,7 @@ class FunctionSource:
         func = inspect.unwrap(func)
         filename = func.__code__.co_filename
         try:
-            lines, first_lineno = inspect.getsourcelines(func)
+            lines, first_lineno = _fast_source_lines(func) or inspect.getsourcelines(func)
         except (OSError, TypeError) as exc:
             raise TiSyntaxError(
                 f"cannot read the source of '{func.__name__}' ({exc})",
@@ -77,3 +77,41 @@ class FunctionSource:
         end_lineno = getattr(node, "end_lineno", node.lineno)
         end_col = (node.end_col_offset or col) + shift if end_lineno == node.lineno else len(line)
         return SourcePos(self.filename, lineno, col, end_col, line, kernel_name)
+
+
+def _fast_source_lines(func) -> tuple[list[str], int] | None:
+    """The function's lines by indentation, without ``inspect``'s tokenizer.
+
+    ``inspect.getsourcelines`` tokenizes, which costs ~10 ms in a fresh process - most
+    of a warm offline-cache start. The block is the first line (decorator or ``def``)
+    and every following line indented deeper (blank and comment lines included); the
+    result must parse to a function of the right name, else None (use ``inspect``).
+    """
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return None
+    lines = linecache.getlines(code.co_filename)
+    start = code.co_firstlineno - 1
+    if not 0 <= start < len(lines):
+        return None
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end, in_header = start + 1, not lines[start].lstrip().startswith(("def ", "async def "))
+    while end < len(lines):
+        stripped = lines[end].strip()
+        deeper = len(lines[end]) - len(lines[end].lstrip()) > indent
+        if stripped and not stripped.startswith("#") and not deeper:
+            if not in_header:
+                break
+            in_header = not stripped.startswith(("def ", "async def "))
+        end += 1
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip()[0] == "#"):
+        end -= 1
+    block = lines[start:end]
+    try:
+        tree = ast.parse(textwrap.dedent("".join(block)))
+    except SyntaxError:
+        return None
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if len(defs) != 1 or defs[0].name != func.__name__:
+        return None
+    return block, start + 1

@@ -64,7 +64,10 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
         self.scopes: list[dict[str, object]] = [{}]
         func = source.func
         self.globals = getattr(func, "__globals__", {})
-        self.closure = _closure_vars(func)
+        self.closure = closure_vars(func)
+        # Names read are recorded per scope, so the offline cache can look them up
+        # again in a later process without tracing (runtime/cache_keys.py).
+        self.scope = KERNEL_SCOPE if is_kernel else scope_of(func)
         self.func_return: ir.AllocaStmt | None = None
         self.func_return_value = _MISSING
 
@@ -121,7 +124,7 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
                     )
             raise self.error(TiNameError, node, f"name '{name}' is not defined", hint)
         if not inspect.ismodule(value):
-            self.state.captured[(self.source.name, name)] = value
+            self.state.captured[(self.scope, name)] = value
         if getattr(value, "name", None) == "field" and hasattr(value, "layout"):
             value.name = name  # unnamed fields take the name the kernel uses: clearer errors
         return value
@@ -167,7 +170,15 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
             self.builder.pos = saved
 
 
-def _closure_vars(func) -> dict:
+KERNEL_SCOPE = "<kernel>"
+
+
+def scope_of(func) -> str:
+    """The scope name of a ti.func's Python function (its module and qualname)."""
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def closure_vars(func) -> dict:
     code = getattr(func, "__code__", None)
     cells = getattr(func, "__closure__", None) or ()
     if code is None:

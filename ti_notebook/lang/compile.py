@@ -71,7 +71,7 @@ class Stages(dict):
         return dict.__getitem__(self, key)
 
     def get(self, key, default=None):
-        return self.get(key, default)
+        return self[key] if key in self else default  # noqa: SIM401 - self.get recurses
 
     def items(self):
         return [(k, self[k]) for k in self]
@@ -113,17 +113,29 @@ def runtime_layout(params: list[Param]) -> ArgLayout:
     return ArgLayout(slots)
 
 
-def compile_kernel(request: CompileRequest) -> tuple[CompiledKernel, Stages, dict]:
-    """Runs the whole pipeline; returns the launchable kernel, its stages and inputs read."""
+def compile_kernel(request: CompileRequest, hooks=None) -> tuple[CompiledKernel, Stages, dict]:
+    """Runs the whole pipeline; returns the launchable kernel, its stages and inputs read.
+
+    ``hooks`` (the offline cache's) may choose the symbol prefix once tracing has shown
+    what the kernel reads (``hooks.prefix(inputs)``) and receive the object code
+    (``hooks.keep(object_code, generator)``).
+    """
     started = time.perf_counter()
     kernel, inputs = trace(request)
     ir_text = format_block(kernel.block)
     pipeline.run(kernel, request.config)
     ir_optimized = format_block(kernel.block)
     layout = runtime_layout(request.params)
-    generator = CpuModuleGenerator(kernel, request.config, layout.offsets)
+    prefix = hooks.prefix(inputs) if hooks is not None else None
+    generator = CpuModuleGenerator(kernel, request.config, layout.offsets, prefix)
     llvm_text = generator.generate()
-    entry_address, llvm_optimized = cpu_runtime.load(llvm_text, generator.entry_name)
+    if hooks is not None and hooks.wants_object:
+        entry_address, llvm_optimized, code = cpu_runtime.load_as_object(
+            llvm_text, generator.entry_name
+        )
+        hooks.keep(code, generator)
+    else:
+        entry_address, llvm_optimized = cpu_runtime.load(llvm_text, generator.entry_name)
     compiled = CompiledKernel(
         request.name,
         entry_address,

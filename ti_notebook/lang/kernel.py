@@ -26,7 +26,8 @@ from ti_notebook.errors import SourcePos, TiError, TiSyntaxError, TiTypeError, T
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
-from ti_notebook.lang.compile import CompileRequest, Param, Stages, compile_kernel
+from ti_notebook.lang.cached_compile import compile_cached
+from ti_notebook.lang.compile import CompileRequest, Param, Stages
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template
 
@@ -160,7 +161,7 @@ class Kernel:
                 self.return_type(),
                 _config.current(),
             )
-            entry = compile_kernel(request)
+            entry = compile_cached(request)
             self._compiled[key] = entry
         self._last = entry
         return entry, runtime_args

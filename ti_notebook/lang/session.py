@@ -27,6 +27,11 @@ def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
     if _config.is_initialized():
         reset()
     _config.set_current(config)
+    # The runtime (JIT engine, thread pool) starts here, as Taichi's does in ti.init,
+    # so a kernel's first call pays for its own compile (or cache load) only.
+    from ti_notebook.runtime import cpu as cpu_runtime
+
+    cpu_runtime.ensure_runtime()
 
 
 def reset() -> None:

@@ -44,3 +44,20 @@ def load(llvm_text: str, entry_name: str) -> tuple[int, str]:
     optimized = str(module)
     address = engine.add_module(module, [entry_name])[entry_name]
     return address, optimized
+
+
+def load_as_object(llvm_text: str, entry_name: str) -> tuple[int, str, bytes]:
+    """As :func:`load`, through object code (kept for the offline cache)."""
+    ensure_runtime()
+    engine = jit()
+    module = engine.parse(llvm_text)
+    engine.optimize(module)
+    optimized = str(module)
+    code = engine.object_code(module)
+    return engine.add_object(code, [entry_name])[entry_name], optimized, code
+
+
+def load_object(code: bytes, entry_name: str) -> int:
+    """Loads object code from the offline cache; returns the entry's address."""
+    ensure_runtime()
+    return jit().add_object(code, [entry_name])[entry_name]

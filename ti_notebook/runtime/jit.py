@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import llvmlite.binding as llvm
@@ -87,11 +88,34 @@ class JitEngine:
             self._modules.append(module)
             return {name: self.engine.get_function_address(name) for name in names}
 
-    def add_ir(self, ir_text: str, names: list[str], optimize: bool = True) -> dict[str, int]:
+    def add_ir(
+        self, ir_text: str, names: list[str], optimize: bool = True, store=None
+    ) -> dict[str, int]:
+        """Compiles and loads IR; with an offline-cache ``store``, through object code
+        kept there (the thread pool's IR takes ~90 ms to compile, every process)."""
+        if store is None:
+            module = self.parse(ir_text)
+            if optimize:
+                self.optimize(module)
+            return self.add_module(module, names)
+        import hashlib
+
+        key = hashlib.sha256(
+            "\n".join(
+                [ir_text, self.triple, self.cpu_name, self.cpu_features, str(optimize)]
+            ).encode()
+        ).hexdigest()
+        found = store.load(key)
+        if found is not None:
+            return self.add_object(found[1], names)
         module = self.parse(ir_text)
         if optimize:
             self.optimize(module)
-        return self.add_module(module, names)
+        code = self.object_code(module)
+        # an unwritable cache only costs the next process the compile
+        with contextlib.suppress(OSError):
+            store.save(key, "<runtime>", {"names": names}, code)
+        return self.add_object(code, names)
 
     def add_object(self, object_code: bytes, names: list[str]) -> dict[str, int]:
         """Loads object code made by :meth:`object_code` (the offline cache's path)."""

@@ -140,6 +140,7 @@ class CompiledKernel:
         self.ctx = ctypes.create_string_buffer(max(layout.size, c.CTX_ARGS))
         self.ctx_address = ctypes.addressof(self.ctx)
         struct.pack_into("<q", self.ctx, c.CTX_ROOTS, memory.roots_table_address())
+        self.entry_address = entry_address
         self.entry = _ENTRY(entry_address)
         self.pack_into = layout.packer.pack_into
         self.launches = 0

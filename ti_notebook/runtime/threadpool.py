@@ -111,6 +111,18 @@ def _keep_engine_alive() -> None:
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(jit().engine))
 
 
+def _object_store():
+    """The offline cache's store when the cache is on (see ``lang/cached_compile.py``)."""
+    from ti_notebook.lang import config
+
+    current = config.current()
+    if not current.offline_cache:
+        return None
+    from ti_notebook.lang.cached_compile import store_for
+
+    return store_for(current)
+
+
 class ThreadPool:
     """One native pool of ``num_threads`` threads, the launching thread included.
 
@@ -134,7 +146,9 @@ class ThreadPool:
             "started": f"tin_pool_started{suffix}",
             "size": f"tin_pool_size{suffix}",
         }
-        addresses = engine.add_ir(pool_ir(suffix, num_threads), list(names.values()))
+        addresses = engine.add_ir(
+            pool_ir(suffix, num_threads), list(names.values()), store=_object_store()
+        )
         self.num_threads = num_threads
         self.symbol = names["parallel_for"]
         self.parallel_for_address: int = addresses[names["parallel_for"]]
