@@ -56,7 +56,10 @@ def fingerprint(value) -> str | None:
     if isinstance(value, np.generic):
         return f"np:{value.dtype}:{value!r}"
     if isinstance(value, Field):
-        if value._snode is None or value._tree is None or value._tree.destroyed:
+        try:
+            # as tracing would: a field of ti.root's pending tree finalises that tree
+            value._materialize()
+        except Exception:
             return None
         return f"field:{value.layout()!r}"
     if isinstance(value, MatrixField):
