@@ -106,9 +106,14 @@ def compile_cached(request: CompileRequest):
     return _with_cache_report(result, "miss")
 
 
+_told: set = set()
+
+
 def _uncacheable(request, why: str, result=None):
     _stats["uncacheable"] += 1
-    _log.debug("kernel '%s' is not cached: %s", request.name, why)
+    if request.name not in _told:  # once per kernel, not at every specialisation
+        _told.add(request.name)
+        _log.debug("kernel '%s' is not cached: %s", request.name, why)
     return _with_cache_report(result or compile_kernel(request), "uncacheable")
 
 
