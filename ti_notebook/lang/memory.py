@@ -42,6 +42,8 @@ _libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 _libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
 _MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)
 _MADV_DONTNEED = 4
+_MADV_HUGEPAGE = 14
+HUGE_PAGE = 2 * 1024 * 1024
 _MAP_FAILED = ctypes.c_void_p(-1).value
 
 
@@ -56,18 +58,26 @@ def roots_table_address() -> int:
 class TreeMemory:
     """One tree's zero-initialised, page-aligned region and its roots-table slot."""
 
-    def __init__(self, nbytes: int) -> None:
+    def __init__(self, nbytes: int, huge_pages: bool = False) -> None:
         if not _free_ids:
             raise MemoryError(f"more than {MAX_TREES} SNode trees alive; destroy() some")
         self.nbytes = max(int(nbytes), 1)
         self.reserved = (self.nbytes + PAGE - 1) // PAGE * PAGE
+        # Huge pages (dense trees only: a sparse tree must commit 4 KiB at a time) cut
+        # TLB misses of strided loops; THP needs 2 MiB-aligned ranges, so over-reserve.
+        huge = huge_pages and self.reserved >= HUGE_PAGE
+        self.mapped = self.reserved + (HUGE_PAGE if huge else 0)
         flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
         prot = mmap.PROT_READ | mmap.PROT_WRITE
-        address = _libc.mmap(None, self.reserved, prot, flags, -1, 0)
-        if address in (None, _MAP_FAILED):
+        self.map_address = _libc.mmap(None, self.mapped, prot, flags, -1, 0)
+        if self.map_address in (None, _MAP_FAILED):
             raise MemoryError(
                 f"cannot reserve {self.reserved} bytes: {os.strerror(ctypes.get_errno())}"
             )
+        address = self.map_address
+        if huge:
+            address = (address + HUGE_PAGE - 1) // HUGE_PAGE * HUGE_PAGE
+            _libc.madvise(address, self.reserved, _MADV_HUGEPAGE)
         self.address = address
         self.buffer = np.ctypeslib.as_array((ctypes.c_uint8 * self.nbytes).from_address(address))
         self.tree_id = _free_ids.pop()
@@ -104,8 +114,8 @@ class TreeMemory:
             _roots[self.tree_id] = 0
             _free_ids.append(self.tree_id)
             self.buffer = None
-            _libc.munmap(self.address, self.reserved)
+            _libc.munmap(self.map_address, self.mapped)
 
 
-def allocate_tree(nbytes: int) -> TreeMemory:
-    return TreeMemory(nbytes)
+def allocate_tree(nbytes: int, huge_pages: bool = False) -> TreeMemory:
+    return TreeMemory(nbytes, huge_pages)

@@ -242,7 +242,7 @@ class SNodeTree:
             size += (total_cells + 63) // 64 * 8
         self.mask_offsets = mask_offsets
         self.nbytes = size
-        self.memory = allocate_tree(size)
+        self.memory = allocate_tree(size, huge_pages=not self.sparse_nodes)
         self.tree_id = self.memory.tree_id
         self.fields = []
         for leaf in _walk(builder.root):
