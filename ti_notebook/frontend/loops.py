@@ -24,6 +24,9 @@ class LoopsMixin:
             raise self.unsupported(node, "'for ... else'")
         config = dict(self.state.pending_loop_config)
         self.state.pending_loop_config.clear()
+        if self.is_outermost():
+            # Kernel.configure's defaults (lang/kernel.py); ti.loop_config wins per value.
+            config = {**getattr(self.state.config, "default_loop_config", {}), **config}
         iterable = node.iter
         grouped = False
         if isinstance(iterable, ast.Call):

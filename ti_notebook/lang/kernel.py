@@ -18,6 +18,7 @@ with no compilation:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import weakref
@@ -32,6 +33,27 @@ from ti_notebook.lang.field import Field
 from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template
 
 _kernels: weakref.WeakSet = weakref.WeakSet()
+
+
+@dataclasses.dataclass
+class KernelConfig(_config.Config):
+    """The session's config plus one kernel's own defaults (see ``Kernel.configure``).
+
+    The defaults are part of ``codegen_key``, so the offline cache keeps kernels compiled
+    with different defaults apart.
+    """
+
+    default_loop_config: dict = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, config: _config.Config, loop: dict, offline_cache: bool | None) -> KernelConfig:
+        values = {f.name: getattr(config, f.name) for f in dataclasses.fields(_config.Config)}
+        if offline_cache is not None:
+            values["offline_cache"] = offline_cache
+        return cls(**values, default_loop_config=dict(loop))
+
+    def codegen_key(self) -> tuple:
+        return (*super().codegen_key(), tuple(sorted(self.default_loop_config.items())))
 
 
 def _resolve_annotation(func, annotation):
@@ -90,7 +112,59 @@ class Kernel:
         self._generation = -1
         self._last = None
         self._fast = None
+        self._loop_defaults: dict = {}
+        self._offline_cache: bool | None = None
         _kernels.add(self)
+
+    def configure(
+        self,
+        *,
+        parallelize: int | None = None,
+        block_dim: int | None = None,
+        offline_cache: bool | None = None,
+    ) -> Kernel:
+        """Sets this kernel's own defaults (each call replaces the previous ones); returns it.
+
+        ``parallelize`` and ``block_dim`` apply to every outermost ``for`` of the kernel
+        (those of the ``ti.func``\\ s it inlines too) as if ``ti.loop_config`` preceded
+        it; a ``ti.loop_config`` written before a loop wins for the values it sets.
+        ``offline_cache=False`` compiles this kernel without the offline cache, ``True``
+        with it, ``None`` as ``ti.init`` says. ``%%kernel --parallelize N --block-dim N
+        --no-cache`` uses this. Compiled code is dropped; the next call recompiles.
+
+            >>> import ti_notebook as ti
+            >>> ti.init(arch=ti.cpu)
+            >>> x = ti.field(ti.i32, shape=64)
+            >>> @ti.kernel
+            ... def fill():
+            ...     for i in x:
+            ...         x[i] = i
+            >>> fill.configure(parallelize=2, block_dim=16).report["tasks"][-1]["loop_config"]
+            {'block_dim': 16, 'parallelize': 2}
+            >>> fill.configure().report["tasks"][-1]["loop_config"]
+            {}
+        """
+        loop = {}
+        for name, value in (("block_dim", block_dim), ("parallelize", parallelize)):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise TiValueError(
+                    f"kernel '{self.name}': {name} must be a positive integer, got {value!r}"
+                )
+            loop[name] = value
+        self._loop_defaults = loop
+        self._offline_cache = None if offline_cache is None else bool(offline_cache)
+        self._compiled.clear()
+        self._fast = None
+        self._last = None
+        return self
+
+    def _compile_config(self) -> _config.Config:
+        config = _config.current()
+        if not self._loop_defaults and self._offline_cache is None:
+            return config
+        return KernelConfig.of(config, self._loop_defaults, self._offline_cache)
 
     # -- specialisation --------------------------------------------------------------
     def params(self) -> list[Param]:
@@ -159,7 +233,7 @@ class Kernel:
                 concrete,
                 templates,
                 self.return_type(),
-                _config.current(),
+                self._compile_config(),
             )
             entry = compile_cached(request)
             self._compiled[key] = entry
