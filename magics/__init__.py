@@ -2,4 +2,57 @@
 
 ``%%kernel`` and its companions live here: they parse the magic's arguments and call the
 public ``ti_notebook`` API, never compiler internals (DESIGN.md sections 2 and 6).
+
+``%load_ext ti_notebook`` calls :func:`load_ipython_extension` (re-exported by
+``ti_notebook``); ``import ti_notebook`` inside IPython registers the magics too. This
+module stays light: IPython's magic machinery is imported only when a shell exists.
+
+    >>> from IPython.core.interactiveshell import InteractiveShell
+    >>> shell = InteractiveShell.instance()
+    >>> load_ipython_extension(shell)
+    >>> "kernel" in shell.magics_manager.magics["cell"]
+    True
 """
+
+from __future__ import annotations
+
+import sys
+
+
+def load_ipython_extension(ipython) -> None:
+    """Registers ``%%kernel`` with the shell ``ipython``; prints nothing.
+
+    Kernel cells say ``ti.f32``, so ``ti`` (the ``ti_notebook`` module) is also put in
+    the user namespace, unless that name is already taken.
+    """
+    import ti_notebook
+    from ti_notebook.magics.kernel_magic import KernelMagics
+
+    ipython.register_magics(KernelMagics)
+    if "ti" not in ipython.user_ns:
+        ipython.push({"ti": ti_notebook}, interactive=False)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """Removes the magics that :func:`load_ipython_extension` registered."""
+    from ti_notebook.magics.kernel_magic import KernelMagics
+
+    manager = ipython.magics_manager
+    for kind, names in KernelMagics.magics.items():
+        for name in names:
+            bound = manager.magics[kind].get(name)
+            if isinstance(getattr(bound, "__self__", None), KernelMagics):
+                del manager.magics[kind][name]
+    manager.registry.pop(KernelMagics.__name__, None)
+
+
+def register_if_in_ipython() -> None:
+    """Registers the magics when an IPython shell is running (``import ti_notebook``).
+
+    IPython is not imported here: without it in ``sys.modules`` no shell can be running.
+    """
+    ipython_module = sys.modules.get("IPython")
+    get_ipython = getattr(ipython_module, "get_ipython", None)
+    shell = get_ipython() if get_ipython is not None else None
+    if shell is not None:
+        load_ipython_extension(shell)

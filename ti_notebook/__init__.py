@@ -223,3 +223,10 @@ __all__ = [
 ]
 
 _ = _config_module
+
+# `%load_ext ti_notebook`; importing ti_notebook inside IPython registers the magics too.
+from ti_notebook.magics import load_ipython_extension as load_ipython_extension  # noqa: E402
+from ti_notebook.magics import register_if_in_ipython as _register_if_in_ipython  # noqa: E402
+from ti_notebook.magics import unload_ipython_extension as unload_ipython_extension  # noqa: E402
+
+_register_if_in_ipython()

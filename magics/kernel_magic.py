@@ -1,0 +1,249 @@
+"""``%%kernel``: a notebook cell whose top-level functions become ti_notebook kernels.
+
+    %load_ext ti_notebook
+
+    %%kernel --show ir
+    x = ti.field(ti.f32, shape=1024)
+    def fill(v: ti.f32):
+        for i in x:
+            x[i] = v
+
+prints ``fill: compiled in 31.0 ms (cache miss) | tasks: ... | passes: ...`` and the IR,
+and leaves the kernel ``fill`` in the notebook's namespace. Kernels whose arguments are
+all scalars (or typed ndarrays) compile when the cell runs, so compile errors show at once,
+pointing at the cell's own line. See ``%%kernel?`` for every option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import sys
+import warnings
+
+import numpy as np
+from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+
+import ti_notebook as ti
+from ti_notebook.magics.cell import parse_body, register_source, run_body
+from ti_notebook.magics.cell_errors import (
+    cell_error,
+    debug_enabled,
+    internal_error_lines,
+    python_error_lines,
+    ti_error_lines,
+)
+from ti_notebook.magics.profile import LaunchTimer
+from ti_notebook.magics.report import (
+    STAGES,
+    deferred_line,
+    stage_bundle,
+    stage_text,
+    summary_line,
+)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+@magics_class
+class KernelMagics(Magics):
+    """The ``%%kernel`` cell magic (``%load_ext ti_notebook`` registers it)."""
+
+    @magic_arguments(name="%kernel")  # the help formatter adds one "%"
+    @argument(
+        "--arch",
+        choices=["cpu", "cuda"],
+        help="run ti.init(arch=...) first if the session uses another arch (this frees the "
+        "fields made before); cuda falls back to cpu with a warning when there is no CUDA "
+        "device.",
+    )
+    @argument(
+        "--show",
+        action="append",
+        default=[],
+        choices=STAGES,
+        metavar="STAGE",
+        help="after compiling, show this stage of every kernel of the cell, highlighted: "
+        + ", ".join(STAGES)
+        + ". Repeat the flag for several stages.",
+    )
+    @argument(
+        "--no-cache",
+        action="store_true",
+        help="compile this cell's kernels without the offline cache (the line says 'cache off').",
+    )
+    @argument(
+        "--parallelize",
+        type=_positive_int,
+        metavar="N",
+        help="default ti.loop_config(parallelize=N) for every outermost loop of the cell's "
+        "kernels (N CPU threads); a ti.loop_config in the kernel wins.",
+    )
+    @argument(
+        "--block-dim",
+        type=_positive_int,
+        metavar="N",
+        help="default ti.loop_config(block_dim=N) for every outermost loop of the cell's "
+        "kernels; a ti.loop_config in the kernel wins.",
+    )
+    @argument(
+        "--profile",
+        action="store_true",
+        help="time every kernel launch the cell makes (wall clock, compile time excluded) and "
+        "print a table of launches, total, mean, min and max at the end.",
+    )
+    @argument("--quiet", action="store_true", help="do not print the one-line summary per kernel.")
+    @cell_magic
+    def kernel(self, line: str, cell: str):
+        """Runs the cell as Python; its top-level functions become ti_notebook kernels.
+
+        Statements run in order in the notebook's namespace. Right after a top-level
+        ``def`` runs, the function becomes a kernel (as if decorated ``@ti.kernel``);
+        functions decorated ``@ti.func`` stay funcs. Statements before a ``def`` run
+        before its kernel is made; statements after it may launch it. When the cell is
+        done, kernels whose arguments are all scalars (or ndarrays with dtype and ndim
+        given) are compiled, and the cell prints one line per kernel: compile time, cache
+        hit or miss, tasks with their loop_config, and the passes that fired. Kernels with
+        ti.template() arguments compile at their first call. A trailing expression's
+        value is the cell's output. ``{name}`` in the magic line is replaced by the
+        value of ``name`` in the notebook's namespace.
+
+        Errors point at the cell's line and column with a caret; set TI_DEBUG=1 to see
+        the compiler's frames as well.
+
+        Example::
+
+            %%kernel --parallelize 4 --show llvm_optimized
+            x = ti.field(ti.f32, shape=1024)
+            def fill(v: ti.f32):
+                for i in x:
+                    x[i] = v
+        """
+        args = parse_argstring(self.kernel, line)
+        _select_arch(args.arch)
+        filename = register_source(self.shell, line, cell)
+        timer = LaunchTimer() if args.profile else contextlib.nullcontext()
+        try:
+            module = parse_body(cell, filename)
+            with timer:
+                run = run_body(self.shell, module, filename, _configurer(args))
+        except Exception as error:
+            if debug_enabled():
+                raise
+            raise self._short_error(error, filename) from None
+        stages = {}
+        for name, kernel in run.kernels.items():  # lines print as kernels compile
+            stages[name] = kernel_stages = self._compile(name, kernel)
+            if not args.quiet:
+                report = kernel_stages["report"] if kernel_stages is not None else None
+                print(summary_line(name, report) if report is not None else deferred_line(name))
+        self._show(args.show, stages)
+        if args.profile:
+            print(timer.table())
+        return run.value
+
+    # -- helpers ------------------------------------------------------------------------
+    def _compile(self, name: str, kernel):
+        """The kernel's stages once compiled now (None: it compiles at its first call)."""
+        try:
+            params = kernel.params()
+            examples = [_example(p) for p in params]
+            if None in examples:
+                try:  # launched by the cell already? then its last specialisation
+                    return kernel.stages()
+                except ti.errors.TiTypeError:
+                    return None
+            return kernel.stages(*examples)
+        except Exception as error:
+            if debug_enabled():
+                raise
+            if isinstance(error, ti.errors.TiError):
+                if error.pos is None:
+                    error.locate(kernel.definition_pos())
+                lines = ti_error_lines(error, self._place)
+            else:
+                where = self._place(kernel.definition_pos().filename)
+                lines = internal_error_lines(error, name, where)
+            raise cell_error(error, lines) from None
+
+    def _show(self, wanted: list[str], stages: dict) -> None:
+        if wanted and not stages:
+            print("--show: this cell defines no kernel", file=sys.stderr)
+        for stage in dict.fromkeys(wanted):
+            for name, kernel_stages in stages.items():
+                if kernel_stages is None:
+                    print(f"{name}: no {stage} yet: it compiles at its first call", file=sys.stderr)
+                    continue
+                text = stage_text(kernel_stages, stage)
+                if text is None:
+                    arch = ti.lang.config.current().arch
+                    print(f"{name}: no {stage} stage: compiled for {arch}", file=sys.stderr)
+                    continue
+                display(stage_bundle(name, stage, text), raw=True)
+
+    def _place(self, filename: str) -> str:
+        """``Cell In[3]`` for a cell IPython cached, else ``File "name"``."""
+        label = self.shell.compile.format_code_name(filename)
+        return f"{label[0]} {label[1]}" if label else f'File "{filename}"'
+
+    def _short_error(self, error: BaseException, filename: str):
+        if isinstance(error, ti.errors.TiError):
+            return cell_error(error, ti_error_lines(error, self._place))
+        return cell_error(error, python_error_lines(self.shell, error, filename))
+
+
+def _example(param):
+    """An argument value that selects ``param``'s specialisation, or None if none can."""
+    if param.kind == "scalar":
+        return 0.0 if param.dtype.is_float else 0
+    if param.kind == "ndarray" and param.dtype is not None and param.ndim is not None:
+        return np.zeros((1,) * param.ndim, dtype=param.dtype.np_dtype)
+    return None
+
+
+def _configurer(args):
+    """What the cell's options do to each of its kernels (``Kernel.configure``)."""
+    options = {
+        "parallelize": args.parallelize,
+        "block_dim": args.block_dim,
+        "offline_cache": False if args.no_cache else None,
+    }
+    if all(value is None for value in options.values()):
+        return lambda kernel: kernel
+    return lambda kernel: kernel.configure(**options)
+
+
+def _select_arch(arch: str | None) -> None:
+    """Makes sure a session runs, on ``arch`` when one is asked for (warnings printed)."""
+    config = ti.lang.config
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if not config.is_initialized():
+            ti.init(arch=arch)
+        elif arch is not None:
+            wanted = config.make_config(arch).arch  # resolves cuda -> cpu, with a warning
+            current = config.current()
+            if wanted != current.arch:
+                options = {
+                    f.name: getattr(current, f.name)
+                    for f in dataclasses.fields(config.Config)
+                    if f.name != "arch"
+                }
+                ti.init(arch=wanted, **options)
+                print(
+                    f"ti.init(arch={wanted}): a new session; fields made before were freed",
+                    file=sys.stderr,
+                )
+    for warning in caught:
+        print(f"warning: {warning.message}", file=sys.stderr)

@@ -1,0 +1,125 @@
+"""What a ``%%kernel`` cell prints: one line per kernel, and ``--show`` stages.
+
+Everything comes from ``kernel.stages(...)`` and its ``report`` (DESIGN.md section 3):
+
+    >>> report = {
+    ...     "compile_time_s": 0.0123,
+    ...     "cache": "miss",
+    ...     "tasks": [
+    ...         {"kind": "serial", "loop_config": {}},
+    ...         {"kind": "struct_for", "field": "x", "loop_config": {"parallelize": 2}},
+    ...     ],
+    ...     "passes": ["offload", "make_thread_local"],
+    ... }
+    >>> print(summary_line("fill", report))
+    fill: compiled in 12.3 ms (cache miss) | tasks: serial, struct-for over x [parallelize=2] \
+| passes: offload, make_thread_local
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import RegexLexer, bygroups
+from pygments.lexers import GasLexer, JsonLexer, LlvmLexer, PythonLexer, TextLexer
+from pygments.lexers.ptx import PtxLexer
+from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text
+
+STAGES = ("ast", "ir", "ir_optimized", "llvm", "llvm_optimized", "asm", "ptx", "report")
+
+_CACHE_TEXT = {
+    "hit": "cache hit",
+    "miss": "cache miss",
+    "off": "cache off",
+    "uncacheable": "not cacheable",
+}
+
+
+def task_text(task: dict) -> str:
+    """``range-for [block_dim=64]``, ``struct-for over x``, ``serial``."""
+    text = str(task.get("kind", "?")).replace("_", "-")
+    if task.get("field"):
+        text += f" over {task['field']}"
+    config = task.get("loop_config") or {}
+    if config:
+        text += " [" + ", ".join(f"{k}={v}" for k, v in sorted(config.items())) + "]"
+    return text
+
+
+def summary_line(name: str, report: dict) -> str:
+    """One line: compile (or cache load) time, cache status, tasks and passes fired."""
+    ms = 1000.0 * float(report.get("compile_time_s") or 0.0)
+    cache = report.get("cache", "unknown")
+    verb = "loaded" if cache == "hit" else "compiled"
+    tasks = ", ".join(task_text(t) for t in report.get("tasks", [])) or "none"
+    passes = ", ".join(report.get("passes") or []) or "none"
+    return (
+        f"{name}: {verb} in {ms:.1f} ms ({_CACHE_TEXT.get(cache, cache)}) | tasks: {tasks} "
+        f"| passes: {passes}"
+    )
+
+
+def deferred_line(name: str) -> str:
+    """The line for a kernel that compiles at its first call."""
+    return (
+        f"{name}: compiles at its first call (template or untyped ndarray arguments decide "
+        f"its types)"
+    )
+
+
+class IrLexer(RegexLexer):
+    """Highlights ti_notebook IR as ``ir/printer.py`` writes it."""
+
+    name = "ti_notebook IR"
+    aliases = ["ti-ir"]
+    tokens = {
+        "root": [
+            (r"#.*$", Comment),
+            (r"\$\d+", Name.Variable),
+            (r"\b[iuf](8|16|32|64)\b", Keyword.Type),
+            (r"^(\s*)(prologue|body|epilogue|else|then)(:)", bygroups(Text, Keyword, Punctuation)),
+            (r"\b(offloaded|range_for|struct_for|serial|if|while|return|const|arg)\b", Keyword),
+            (r"'[^']*'|\"[^\"]*\"", String),
+            (r"-?\d+(\.\d+)?([eE][-+]?\d+)?", Number),
+            (r"[=:+,{}\[\]()]|\.\.", Operator),
+            (r"[A-Za-z_][A-Za-z_0-9]*", Name),
+            (r"\s+", Text),
+            (r".", Text),
+        ]
+    }
+
+
+_LEXERS = {
+    "ast": PythonLexer,
+    "ir": IrLexer,
+    "ir_optimized": IrLexer,
+    "llvm": LlvmLexer,
+    "llvm_optimized": LlvmLexer,
+    "asm": GasLexer,
+    "ptx": PtxLexer,
+    "report": JsonLexer,
+}
+
+
+def stage_text(stages, stage: str) -> str | None:
+    """The text of ``stage`` (``report`` as JSON); None when this kernel has no such stage."""
+    if stage == "report":
+        return json.dumps(stages["report"], indent=2, sort_keys=True, default=str)
+    if stage not in stages:
+        return None
+    text = stages[stage]
+    return None if text is None else str(text)
+
+
+def stage_bundle(name: str, stage: str, text: str) -> dict:
+    """A mime bundle: highlighted HTML (inline styles, so exports keep colours) + plain."""
+    lexer = _LEXERS.get(stage, TextLexer)()
+    body = highlight(text, lexer, HtmlFormatter(noclasses=True, style="default"))
+    title = f"<div><b>{html.escape(name)}</b> &middot; {html.escape(stage)}</div>"
+    return {
+        "text/html": title + body,
+        "text/plain": f"--- {name} · {stage} ---\n{text.rstrip()}\n",
+    }
