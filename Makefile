@@ -32,10 +32,9 @@ $(VENV)/.installed-bench: $(STAMP)
 	$(PIP) install -e '.[test,cuda,bench]'
 	touch $@
 
+# The kernelspec "Python 3 (ti_notebook)" goes into .venv, where this JupyterLab finds it.
 lab: setup $(VENV)/.installed-lab
-	if $(PYTHON) -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('ti_notebook.install_kernel') is None)"; then \
-		$(PYTHON) -m ti_notebook.install_kernel; \
-	fi
+	$(PYTHON) -m ti_notebook.install_kernel
 	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) notebooks/
 
 test: setup
