@@ -29,8 +29,32 @@ def load_ipython_extension(ipython) -> None:
     from ti_notebook.magics.kernel_magic import KernelMagics
 
     ipython.register_magics(KernelMagics)
+    _show_ti_errors_short(ipython)
     if "ti" not in ipython.user_ns:
         ipython.push({"ti": ti_notebook}, interactive=False)
+
+
+def _show_ti_errors_short(ipython) -> None:
+    """A ti_notebook error raised by any cell (a kernel's first call in a plain cell,
+    say) shows as in ``%%kernel`` cells: message, caret, hint, no compiler frames.
+    ``TI_DEBUG=1`` keeps IPython's full traceback."""
+    from ti_notebook.errors import TiError
+    from ti_notebook.magics.cell_errors import debug_enabled, ti_error_lines
+
+    def handler(shell, etype, value, tb, tb_offset=None):
+        if debug_enabled():
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+            return shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset)
+
+        def place(filename: str) -> str:
+            label = shell.compile.format_code_name(filename)
+            return f"{label[0]} {label[1]}" if label else f'File "{filename}"'
+
+        lines = ti_error_lines(value, place)
+        shell._showtraceback(etype, value, lines)
+        return lines
+
+    ipython.set_custom_exc((TiError,), handler)
 
 
 def unload_ipython_extension(ipython) -> None:
@@ -44,6 +68,7 @@ def unload_ipython_extension(ipython) -> None:
             if isinstance(getattr(bound, "__self__", None), KernelMagics):
                 del manager.magics[kind][name]
     manager.registry.pop(KernelMagics.__name__, None)
+    ipython.set_custom_exc((), None)
 
 
 def register_if_in_ipython() -> None:

@@ -109,3 +109,25 @@ def test_kernels_before_a_failing_one_still_report(run):
     assert not cell.result.success
     assert cell.stdout.startswith("good: compiled in")
     assert re.search(r"Cell In\[\d+\], line 5, column \d+, in worse", cell.stdout), cell.stdout
+
+
+def test_a_kernel_failing_in_a_plain_cell_is_short_too(run, monkeypatch):
+    # the first call of a plain @ti.kernel compiles in an ordinary cell
+    run(
+        "import ti_notebook as ti\n"
+        "y = ti.field(ti.f32, shape=4)\n"
+        "@ti.kernel\n"
+        "def g():\n"
+        "    for i in y:\n"
+        "        y[i] = missing_name + 1\n"
+    )
+    cell = run("g()")
+    assert type(cell.error).__name__ == "TiNameError"
+    text = cell.stdout + cell.stderr
+    assert "name 'missing_name' is not defined" in text
+    assert "line 6" in text and "^" in text and "hint:" in text
+    assert "frontend" not in text and "Traceback" not in text  # no compiler frames
+    assert run("print('after', y[0])").stdout.strip() == "after 0.0"
+    monkeypatch.setenv("TI_DEBUG", "1")
+    text = run("g()").stdout
+    assert "frontend" in text  # the full traceback on request
