@@ -71,7 +71,7 @@ from ti_notebook.lang.ops import (
     tanh,
     zero,
 )
-from ti_notebook.lang.session import init, reset
+from ti_notebook.lang.session import init, reset, sync
 from ti_notebook.lang.snode import (
     FieldsBuilder,
     SNode,
@@ -206,6 +206,7 @@ __all__ = [
     "sin",
     "sqrt",
     "static",
+    "sync",
     "tan",
     "tanh",
     "template",

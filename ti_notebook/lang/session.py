@@ -39,3 +39,14 @@ def reset() -> None:
     free_all_fields()
     reset_all_kernels()
     _config.set_current(None)
+
+
+def sync() -> None:
+    """Waits for launched kernels to finish, as ``ti.sync()`` does in Taichi.
+
+    CPU launches are synchronous here (a launch returns when its tasks are done), so
+    there is nothing to wait for; Taichi code that calls it runs unchanged.
+
+        >>> import ti_notebook as ti
+        >>> ti.sync()
+    """
