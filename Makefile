@@ -50,9 +50,14 @@ format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# compare.py runs ti_notebook, Taichi, Numba and NumPy side by side (one subprocess each)
+# and writes benchmarks/results.md; the other scripts print ti_notebook-only figures.
 bench: setup $(VENV)/.installed-bench
+	echo "== benchmarks/compare.py"
+	$(PYTHON) benchmarks/compare.py
 	for script in benchmarks/*.py; do \
 		[ -e "$$script" ] || continue; \
+		[ "$$script" = benchmarks/compare.py ] && continue; \
 		echo "== $$script"; \
 		$(PYTHON) "$$script" || exit $$?; \
 	done

@@ -1,0 +1,173 @@
+"""The Markdown report: figures per peer, ratios, targets, bandwidth, failures.
+
+``results`` maps a peer to {row key: figure}; a figure is {"median", "min"} in seconds,
+{"error": one line} or {"na": why}.
+
+    >>> render({"ti_notebook": {}}, {"cpu": "x", "cores": 2}).startswith("# Side")
+    True
+"""
+
+from __future__ import annotations
+
+from . import spec
+
+PEERS = ["ti_notebook", "taichi", "numba", "numpy"]
+SCALE = {"ms": 1e3, "µs": 1e6}
+CEILING_PEERS = ("numpy", "numba")  # the copy rows that define the bandwidth ceiling
+
+
+def number(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}" if value >= 0.1 else f"{value:.3f}"
+
+
+def cell(figure: dict | None, unit: str) -> str:
+    if not figure:
+        return "–"
+    if "error" in figure:
+        text = figure["error"].replace("|", "\\|")
+        return f"**failed**: {text[:90]}{'…' if len(text) > 90 else ''}"
+    if "na" in figure:
+        return "n/a"
+    scale = SCALE[unit]
+    return f"{number(figure['median'] * scale)} / {number(figure['min'] * scale)}"
+
+
+def median(results: dict, peer: str, key: str) -> float | None:
+    figure = results.get(peer, {}).get(key) or {}
+    return figure.get("median")
+
+
+def ratio(num: float | None, den: float | None) -> float | None:
+    return num / den if num and den else None
+
+
+def ceiling(results: dict) -> tuple[float | None, str]:
+    """(GB/s, which peer) of the best copy among NumPy and Numba."""
+    best, who = None, ""
+    for peer in CEILING_PEERS:
+        t = median(results, peer, "copy")
+        if t:
+            rate = spec.ROWS_BY_KEY["copy"].nbytes / t / 1e9
+            if best is None or rate > best:
+                best, who = rate, peer
+    return best, who
+
+
+def measured(results: dict) -> list[spec.Row]:
+    """The rows some peer has a figure, error or n/a for (a partial run skips the rest)."""
+    return [row for row in spec.ROWS if any(row.key in rows for rows in results.values())]
+
+
+def main_table(results: dict) -> list[str]:
+    head = "| workload | " + " | ".join(PEERS) + " | ti_nb/taichi | target | ti_nb/best(nb, np) |"
+    lines = [head, "|---|" + "---:|" * (len(PEERS) + 3)]
+    for row in measured(results):
+        cells = [cell(results.get(peer, {}).get(row.key), row.unit) for peer in PEERS]
+        mine = median(results, "ti_notebook", row.key)
+        vs_taichi = ratio(mine, median(results, "taichi", row.key))
+        others = [median(results, p, row.key) for p in ("numba", "numpy")]
+        others = [t for t in others if t]
+        vs_best = ratio(mine, min(others)) if others else None
+        target = "–"
+        if row.target is not None:
+            mark = "" if vs_taichi is None else (" ✓" if vs_taichi <= row.target else " ✗")
+            target = f"≤ {row.target:g}{mark}"
+        lines.append(
+            f"| {row.label} [{row.unit}] | "
+            + " | ".join(cells)
+            + f" | {fmt_ratio(vs_taichi)} | {target} | {fmt_ratio(vs_best)} |"
+        )
+    return lines
+
+
+def fmt_ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def bandwidth_table(results: dict) -> list[str]:
+    top, who = ceiling(results)
+    lines = [
+        f"Effective bandwidth, GB/s from medians (bytes read + written per call, no "
+        f"write-allocate). Ceiling: **{top:.1f} GB/s**, the best copy of 64M f32 "
+        f"({who})."
+        if top
+        else "Effective bandwidth: no copy ceiling measured.",
+        "",
+        "| workload | MB/call | " + " | ".join(PEERS) + " | ti_notebook % of ceiling¹ |",
+        "|---|---:|" + "---:|" * (len(PEERS) + 1),
+    ]
+    for row in measured(results):
+        if row.nbytes is None:
+            continue
+        rates = []
+        for peer in PEERS:
+            t = median(results, peer, row.key)
+            rates.append(f"{row.nbytes / t / 1e9:.1f}" if t else "–")
+        mine = median(results, "ti_notebook", row.key)
+        share = f"{row.nbytes / mine / 1e9 / top * 100:.0f}%" if mine and top else "–"
+        mb = row.nbytes / 2**20
+        lines.append(f"| {row.label} | {mb:.0f} | " + " | ".join(rates) + f" | {share} |")
+    lines += [
+        "",
+        "¹ Over 100%: the working set is largely cache-resident (an 8M-f32 array is 32 MiB, "
+        "as large as this L3), so the row is not bound by DRAM as the 256 MiB copy is.",
+    ]
+    return lines
+
+
+def failures(results: dict) -> list[str]:
+    out = []
+    for row in measured(results):
+        for peer in PEERS:
+            figure = results.get(peer, {}).get(row.key) or {}
+            if "error" in figure:
+                out.append(f"- {row.label} ({peer}): `{figure['error']}`")
+    return out
+
+
+def misses(results: dict) -> list[str]:
+    out = []
+    for row in measured(results):
+        if row.target is None:
+            continue
+        mine = median(results, "ti_notebook", row.key)
+        vs_taichi = ratio(mine, median(results, "taichi", row.key))
+        if vs_taichi is not None and vs_taichi > row.target:
+            out.append(f"- {row.label}: ti_notebook/taichi = {vs_taichi:.2f} > {row.target:g}")
+        elif vs_taichi is None:
+            out.append(f"- {row.label}: no ratio (a figure is missing)")
+    return out
+
+
+def render(results: dict, machine: dict, notes: list[str] | None = None) -> str:
+    """The whole report as Markdown."""
+    lines = [
+        "# Side-by-side benchmarks",
+        "",
+        f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores. "
+        f"{machine.get('versions', '')}",
+        "",
+        "Each cell: median / min per call. Throughput rows: 9 synchronised runs after a "
+        "checked first call and a warm-up (5 or 3 for slow rows); launch rows: batches of "
+        "5,000 calls; cold rows: fresh processes. Ratios use medians; targets apply to "
+        "ti_notebook / taichi.",
+        "",
+        *main_table(results),
+        "",
+        *bandwidth_table(results),
+        "",
+        "## Failures (error in place of a figure)",
+        "",
+        *(failures(results) or ["none"]),
+        "",
+        "## Targets missed (ti_notebook / taichi)",
+        "",
+        *(misses(results) or ["none"]),
+    ]
+    if notes:
+        lines += ["", "## Notes", "", *notes]
+    return "\n".join(lines) + "\n"
