@@ -32,6 +32,7 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
         self.values: dict[int, ll.Value] = {}
         self.cached: dict[tuple, ll.Value] = {}
         self.loop_indices: dict[int, list[ll.Value]] = {}
+        self.loop_linear: dict[int, ll.Value] = {}
         self.loop_targets: list[tuple[ll.Block, ll.Block]] = []  # (continue, break)
         self.rng_state: ll.Value | None = None
         self.rng_seed = rng_seed
@@ -180,7 +181,10 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
         return self.b.load(self.v(s.ptr), typ=llvm_type(s.dtype), align=s.dtype.size)
 
     def emit_GlobalStore(self, s: ir.GlobalStoreStmt):
-        self.b.store(self.v(s.value), self.v(s.ptr), align=s.value.dtype.size)
+        store = self.b.store(self.v(s.value), self.v(s.ptr), align=s.value.dtype.size)
+        if getattr(s, "nontemporal", False):
+            one = self.module.add_metadata([ll.Constant(c.I32, 1)])
+            store.set_metadata("nontemporal", one)
 
     def emit_AtomicOp(self, s: ir.AtomicOpStmt):
         dtype = s.value.dtype

@@ -41,6 +41,9 @@ class LoopsMixin:
         end = ll.Constant(c.I32, math.prod(layout.shape))
         self.counted_loop(s, zero, end, None, None, s.body, layout=layout)
 
+    def emit_LoopLinearIndex(self, s: ir.LoopLinearIndexStmt):
+        return self.loop_linear[s.loop.id]
+
     # -- index splitting ---------------------------------------------------------------
     def struct_indices(self, flat: ll.Value, layout) -> list[ll.Value]:
         """Field indices of cell number ``flat`` in memory order (the plan's levels)."""
@@ -116,6 +119,8 @@ class LoopsMixin:
             in_row = list(indices)
             in_row[inner_axis] = b.add(indices[inner_axis], k, flags=["nsw"])
             self.loop_indices[loop.id] = in_row
+            if layout is not None:  # the memory-order cell number, for linear addresses
+                self.loop_linear[loop.id] = b.sext(b.add(flat, k, flags=["nsw"]), c.I64)
 
         # ``continue`` goes to the next cell of the row, ``break`` leaves every row
         self.simple_loop(ll.Constant(c.I32, 0), count, body, row_indices, exit_block)

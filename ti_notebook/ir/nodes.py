@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ti_notebook.errors import SourcePos
-from ti_notebook.lang.types import DataType
+from ti_notebook.lang.types import DataType, i64
 
 _ids = itertools.count()
 
@@ -184,6 +184,14 @@ class LoopIndexStmt(Stmt):
     def __init__(self, loop: Stmt, axis: int, dtype: DataType) -> None:
         super().__init__(dtype)
         self.loop, self.axis = loop, axis
+
+
+class LoopLinearIndexStmt(Stmt):
+    """The memory-order number (i64) of the cell a struct-for ``loop`` is visiting."""
+
+    def __init__(self, loop: Stmt) -> None:
+        super().__init__(i64)
+        self.loop = loop
 
 
 # -- locals --------------------------------------------------------------------------

@@ -38,6 +38,8 @@ def _describe(stmt: ir.Stmt) -> str:
             return f"{'bitcast' if stmt.bitcast else 'cast'} {_name(stmt.operand)}"
         case ir.LoopIndexStmt():
             return f"loop_index {_name(stmt.loop)} axis {stmt.axis}"
+        case ir.LoopLinearIndexStmt():
+            return f"loop_linear_index {_name(stmt.loop)}"
         case ir.AllocaStmt():
             return f"alloca {stmt.name}"
         case ir.GlobalPtrStmt():

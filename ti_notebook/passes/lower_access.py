@@ -21,6 +21,8 @@ from ti_notebook.passes import plan_arith as arith
 
 def run(kernel: KernelIR, config: Config) -> bool:
     lowered: dict[int, ir.Stmt] = {}
+    if not config.debug:
+        _mark_streaming_stores(kernel)
     for stmt in list(kernel.block.walk()):
         if config.debug and isinstance(stmt, ir.ExternalPtrStmt):
             _check_external(kernel, stmt)
@@ -46,7 +48,14 @@ def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt, debug: bool) -> ir.Stmt:
         shape = [_emit(ptr, ir.ConstStmt(n, types.i32)) for n in plan.shape]
         _bounds_check(kernel, ptr, ptr.indices, shape, f"field '{field.name}'")
     emit = arith.Emitter(ptr)
-    offset = arith.element_offset(emit, plan, ptr.indices)
+    loop = _visiting_loop(ptr)
+    if loop is not None and not debug:
+        # The loop's own cell of a field laid out like the loop's: base + k * cell.
+        linear = emit(ir.LoopLinearIndexStmt(loop))
+        step = emit.op("mul", linear, emit.const(plan.levels[-1].cell_size))
+        offset = emit.op("add", step, emit.const(plan.offset))
+    else:
+        offset = arith.element_offset(emit, plan, ptr.indices)
     root = emit(ir.RootPtrStmt(plan.tree_id))
     address = ir.PtrOffsetStmt(root, offset, field.dtype)
     address.pos = ptr.pos
@@ -54,6 +63,74 @@ def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt, debug: bool) -> ir.Stmt:
     block.stmts[block.stmts.index(ptr)] = address
     address.parent = block
     return address
+
+
+# Fields this big do not stay in the last-level cache, so stores that stream through them
+# skip it (non-temporal): no read-for-ownership, a third less memory traffic.
+STREAMING_BYTES = 64 << 20
+
+
+def _mark_streaming_stores(kernel: KernelIR) -> None:
+    """``x[I] = ...`` over a huge field the task never reads: a non-temporal store."""
+    for task in kernel.tasks():
+        if task.kind != "struct_for":
+            continue
+        read = {
+            s.ptr.field
+            for s in task.walk_all()
+            if isinstance(s, ir.GlobalLoadStmt) and isinstance(s.ptr, ir.GlobalPtrStmt)
+        }
+        read |= {
+            s.dest.field
+            for s in task.walk_all()
+            if isinstance(s, ir.AtomicOpStmt) and isinstance(s.dest, ir.GlobalPtrStmt)
+        }
+        for store in task.walk_all():
+            if not (
+                isinstance(store, ir.GlobalStoreStmt) and isinstance(store.ptr, ir.GlobalPtrStmt)
+            ):
+                continue
+            field = store.ptr.field
+            levels = field.layout().levels
+            if not levels:
+                continue
+            size = levels[0].num_cells * levels[0].cell_size
+            if field not in read and size >= STREAMING_BYTES and _visiting_loop(store.ptr):
+                store.nontemporal = True
+
+
+def contiguous(layout) -> bool:
+    """True when the layout's cells, in memory order, are one packed array."""
+    levels = layout.levels
+    for upper, lower in zip(levels, levels[1:], strict=False):
+        if lower.offset != 0 or upper.cell_size != lower.num_cells * lower.cell_size:
+            return False
+    return bool(levels)
+
+
+def _same_shape_of_levels(a, b) -> bool:
+    return len(a.levels) == len(b.levels) and all(
+        x.axes == y.axes and x.extents == y.extents for x, y in zip(a.levels, b.levels, strict=True)
+    )
+
+
+def _visiting_loop(ptr: ir.GlobalPtrStmt):
+    """The struct-for whose current cell ``ptr`` addresses, when its memory-order number
+    gives the address directly (both layouts packed and split alike), else None."""
+    loop = transform.enclosing(ptr, (ir.StructForStmt, ir.OffloadedStmt))
+    if isinstance(loop, ir.OffloadedStmt):
+        loop = loop.loop if loop.kind == "struct_for" else None
+    if loop is None or not ptr.indices:
+        return None
+    if not all(
+        isinstance(index, ir.LoopIndexStmt) and index.loop is loop and index.axis == axis
+        for axis, index in enumerate(ptr.indices)
+    ):
+        return None
+    mine, theirs = ptr.field.layout(), loop.field.layout()
+    if mine.shape != theirs.shape or not _same_shape_of_levels(mine, theirs):
+        return None
+    return loop if contiguous(mine) and contiguous(theirs) else None
 
 
 def _check_external(kernel: KernelIR, ptr: ir.ExternalPtrStmt) -> None:
