@@ -90,9 +90,14 @@ class LoopsMixin:
             self.simple_loop(begin, end, body, lambda i: self.loop_indices.update({loop.id: [i]}))
             return
         b = self.b
-        if layout is not None:
-            width = ll.Constant(c.I32, layout.levels[-1].extents[-1])
-            inner_axis = layout.levels[-1].axes[-1]
+        leaf = layout.levels[-1] if layout is not None else None
+        # A nested layout's leaf block is short per axis (8 cells for 8x8 blocks): its
+        # rows span the whole leaf block, whose own indices come from a few shifts.
+        whole_blocks = leaf is not None and len(layout.levels) >= 2 and len(leaf.axes) >= 2
+        if whole_blocks:
+            width, inner_axis = ll.Constant(c.I32, leaf.num_cells), None
+        elif leaf is not None:
+            width, inner_axis = ll.Constant(c.I32, leaf.extents[-1]), leaf.axes[-1]
         else:
             width, inner_axis = extents[-1], len(extents) - 1
         counter = self.alloca(c.I32, "flat")
@@ -105,19 +110,31 @@ class LoopsMixin:
         flat = b.load(counter, typ=c.I32)
         b.cbranch(b.icmp_signed("<", flat, end), row, exit_block)
         b.position_at_end(row)
-        if layout is not None:
+        into_row = b.urem(flat, width)
+        if whole_blocks:
+            indices = self.struct_indices(b.sub(flat, into_row), layout)  # the block's corner
+            self.skip_inactive_blocks(layout, indices, flat, counter, header)
+        elif layout is not None:
             indices = self.struct_indices(flat, layout)
             self.skip_inactive_blocks(layout, indices, flat, counter, header)
         else:
             indices = self.split_index(flat, extents, starts)
-        left_in_row = b.sub(width, b.urem(flat, width))
+        left_in_row = b.sub(width, into_row)
         count = b.sub(end, flat)
         count = b.select(b.icmp_signed("<", count, left_in_row), count, left_in_row)
         row_done = self.fn.append_basic_block("row_done")
 
         def row_indices(k: ll.Value) -> None:
             in_row = list(indices)
-            in_row[inner_axis] = b.add(indices[inner_axis], k, flags=["nsw"])
+            if whole_blocks:
+                local = b.add(into_row, k, flags=["nuw"])
+                for n in range(len(leaf.axes) - 1, -1, -1):
+                    size = ll.Constant(c.I32, leaf.extents[n])
+                    part = local if n == 0 else b.urem(local, size)
+                    local = b.udiv(local, size) if n else local
+                    in_row[leaf.axes[n]] = b.add(in_row[leaf.axes[n]], part, flags=["nuw"])
+            else:
+                in_row[inner_axis] = b.add(indices[inner_axis], k, flags=["nsw"])
             self.loop_indices[loop.id] = in_row
             if layout is not None:  # the memory-order cell number, for linear addresses
                 self.loop_linear[loop.id] = b.sext(b.add(flat, k, flags=["nsw"]), c.I64)

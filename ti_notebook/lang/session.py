@@ -32,6 +32,10 @@ def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
     from ti_notebook.runtime import cpu as cpu_runtime
 
     cpu_runtime.ensure_runtime()
+    if config.offline_cache:
+        from ti_notebook.runtime.cache_keys import compiler_digest
+
+        compiler_digest()  # once per process, here rather than in a first call
 
 
 def reset() -> None:

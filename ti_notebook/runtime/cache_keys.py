@@ -22,9 +22,11 @@ all match, the full key - and the object code - is known without running the fro
 from __future__ import annotations
 
 import builtins
+import functools
 import hashlib
 import json
 import types as pytypes
+from pathlib import Path
 
 import numpy as np
 
@@ -85,6 +87,22 @@ def fingerprint(value) -> str | None:
     return None
 
 
+@functools.cache
+def compiler_digest() -> str:
+    """Identifies the compiler's own source files: a changed pass or codegen (an edited
+    checkout, an upgrade without a version bump) must not load code the old one made.
+
+    Names, sizes and modification times, not contents: 0.3 ms instead of 5 ms, and an
+    edit always changes the time (a fresh clone of the same code only costs misses).
+    """
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        info = path.stat()
+        digest.update(f"{path.relative_to(package)}:{info.st_size}:{info.st_mtime_ns};".encode())
+    return digest.hexdigest()
+
+
 def target_description() -> dict:
     """What the object code depends on besides the kernel: versions and the CPU."""
     import llvmlite
@@ -97,6 +115,7 @@ def target_description() -> dict:
     return {
         "format": FORMAT_VERSION,
         "ti_notebook": ti_notebook.__version__,
+        "compiler": compiler_digest(),
         "llvmlite": llvmlite.__version__,
         "llvm": list(llvm.llvm_version_info),
         "triple": engine.triple,
