@@ -211,6 +211,13 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
         array.align = 64
         return array
 
+    def emit_ScratchAlloc(self, s: ir.ScratchAllocStmt):
+        calloc = self.declare("tin_calloc", c.PTR, [c.I64, c.I64])
+        return self.b.call(calloc, [ll.Constant(c.I64, 1), ll.Constant(c.I64, s.nbytes)])
+
+    def emit_ScratchFree(self, s: ir.ScratchFreeStmt):
+        self.b.call(self.declare("tin_free", c.VOID, [c.PTR]), [self.v(s.buffer)])
+
     def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
         fn = self.declare("llvm.memset.p0.i64", c.VOID, [c.PTR, c.I8, c.I64, ll.IntType(1)])
         args = [self.v(s.ptr), ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)]

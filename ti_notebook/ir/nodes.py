@@ -229,6 +229,9 @@ class GlobalPtrStmt(Stmt):
     def __init__(self, field: Any, indices: list[Stmt]) -> None:
         super().__init__(field.dtype)
         self.field, self.indices = field, indices
+        # (scratch buffer, tree offset it starts at): the element's private copy instead
+        # (passes/privatize_scatter.py)
+        self.private: tuple[Stmt, int] | None = None
 
 
 class ExternalPtrStmt(Stmt):
@@ -331,6 +334,25 @@ class LocalArrayStmt(Stmt):
     def __init__(self, dtype: DataType, count: int, name: str = "bls") -> None:
         super().__init__(dtype)
         self.count, self.name = count, name
+
+
+class ScratchAllocStmt(Stmt):
+    """``nbytes`` of zeroed heap memory (a task chunk's private copy of fields)."""
+
+    has_side_effect = True
+
+    def __init__(self, nbytes: int) -> None:
+        super().__init__(None)
+        self.nbytes = nbytes
+
+
+class ScratchFreeStmt(Stmt):
+    operand_names = ("buffer",)
+    has_side_effect = True
+
+    def __init__(self, buffer: Stmt) -> None:
+        super().__init__(None)
+        self.buffer = buffer
 
 
 class MemsetZeroStmt(Stmt):

@@ -43,7 +43,11 @@ def _describe(stmt: ir.Stmt) -> str:
         case ir.AllocaStmt():
             return f"alloca {stmt.name}"
         case ir.GlobalPtrStmt():
-            return f"global_ptr {stmt.field.name}[{', '.join(_name(i) for i in stmt.indices)}]"
+            private = f" in private {_name(stmt.private[0])}" if stmt.private else ""
+            return (
+                f"global_ptr {stmt.field.name}[{', '.join(_name(i) for i in stmt.indices)}]"
+                f"{private}"
+            )
         case ir.ExternalPtrStmt():
             return f"external_ptr arg{stmt.arg_index}{_name(stmt.indices)}"
         case ir.RootPtrStmt():
@@ -75,6 +79,8 @@ def _describe(stmt: ir.Stmt) -> str:
             return f"block_local {', '.join(f.name for f in stmt.fields)}"
         case ir.LocalArrayStmt():
             return f"local_array {stmt.name}[{stmt.count}]"
+        case ir.ScratchAllocStmt():
+            return f"scratch_alloc {stmt.nbytes}"
         case ir.MemsetZeroStmt():
             return f"memset_zero {_name(stmt.ptr)}, {stmt.nbytes}"
         case ir.RandStmt():

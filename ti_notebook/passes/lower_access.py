@@ -56,7 +56,12 @@ def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt, debug: bool) -> ir.Stmt:
         offset = emit.op("add", step, emit.const(plan.offset))
     else:
         offset = arith.element_offset(emit, plan, ptr.indices)
-    root = emit(ir.RootPtrStmt(plan.tree_id))
+    if ptr.private is not None:  # the chunk's private copy of the tree's span
+        buffer, start = ptr.private
+        offset = emit.op("sub", offset, emit.const(start))
+        root = buffer
+    else:
+        root = emit(ir.RootPtrStmt(plan.tree_id))
     address = ir.PtrOffsetStmt(root, offset, field.dtype)
     address.pos = ptr.pos
     block = ptr.parent

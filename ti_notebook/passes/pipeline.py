@@ -16,6 +16,7 @@ from ti_notebook.passes import (
     make_block_local,
     make_thread_local,
     offload,
+    privatize_scatter,
     typecheck,
 )
 
@@ -25,6 +26,7 @@ PASSES = [
     ("offload", offload.run),
     ("make_thread_local", make_thread_local.run),
     ("demote_atomics", demote_atomics.run),
+    ("privatize_scatter", privatize_scatter.run),
     ("lower_sparse", lower_sparse.run),
     ("lower_access", lower_access.run),
     ("eliminate_dead_code", eliminate_dead_code.run),

@@ -11,6 +11,7 @@ first kernel loads.
 
 from __future__ import annotations
 
+import ctypes
 import threading
 
 from ti_notebook.runtime import printing
@@ -32,6 +33,11 @@ def ensure_runtime() -> None:
         engine = jit()
         get_pool()  # registers tin_parallel_for with the JIT
         engine.add_symbol("tin_print", printing.callback_address())
+        libc = ctypes.CDLL(None)
+        for name in ("calloc", "free"):  # scratch buffers of privatized scatters
+            engine.add_symbol(
+                f"tin_{name}", ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
+            )
         _ready = True
 
 
