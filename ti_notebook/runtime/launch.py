@@ -197,4 +197,6 @@ class CompiledKernel:
         raise TiRuntimeError(info["message"], pos)
 
     def __del__(self) -> None:
-        printing.unregister(getattr(self, "ctx_address", 0))
+        unregister = getattr(printing, "unregister", None)
+        if unregister is not None:  # None while the interpreter shuts down
+            unregister(getattr(self, "ctx_address", 0))
