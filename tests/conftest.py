@@ -6,6 +6,7 @@ pyproject.toml); nothing here adds a tier marker to a test that has none.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import shutil
@@ -15,7 +16,9 @@ import pytest
 
 # Every run compiles afresh: the offline cache goes to a directory of this run only
 # (tests/cache checks the cache itself, in directories of its own).
-os.environ["TI_OFFLINE_CACHE_FILE_PATH"] = tempfile.mkdtemp(prefix="ti_notebook_test_cache_")
+_RUN_CACHE = tempfile.mkdtemp(prefix="ti_notebook_test_cache_")
+os.environ["TI_OFFLINE_CACHE_FILE_PATH"] = _RUN_CACHE
+atexit.register(shutil.rmtree, _RUN_CACHE, ignore_errors=True)
 
 
 def _import(name: str):
