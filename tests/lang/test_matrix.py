@@ -464,3 +464,21 @@ def test_vector_cast_accepts_python_and_ti_types():
     run()
     assert idx[None].tolist() == [2, -4, 6]
     assert out[None].tolist() == [3.0, -6.0, 9.0]
+
+
+def test_int_and_float_of_vectors_and_compile_time_values():
+    out = ti.Vector.field(3, ti.i32, shape=())
+    back = ti.Vector.field(3, ti.f32, shape=())
+    block = "4"  # a compile-time Python value converted in the kernel
+
+    @ti.kernel
+    def run():
+        ti.loop_config(block_dim=int(block))
+        for _ in range(1):
+            v = ti.Vector([1.7, -2.2, 3.9])
+            out[None] = int(v - 0.5)  # Taichi's mpm3d idiom: per component, truncating
+            back[None] = float(out[None]) + float("0.5")
+
+    run()
+    assert out[None].tolist() == [1, -2, 3]
+    assert back[None].tolist() == [1.5, -1.5, 3.5]

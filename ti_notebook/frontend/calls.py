@@ -283,16 +283,24 @@ def _cast(tracer, node: ast.Call):
 
 def _int(tracer, node: ast.Call):
     (value,) = tracer.call_args(node, 1)
-    if is_constant(value):
-        return int(value)
-    return tracer.builder.cast(value, tracer.config.default_ip)
+    if not isinstance(value, (ir.Stmt, Vector)):
+        return _python_call(tracer, node, int, value)  # int(3.7), int("64"): compile time
+    # int(vector) truncates each component, as in Taichi's mpm3d example
+    return tracer.map_vector(value, lambda v: tracer.builder.cast(v, tracer.config.default_ip))
 
 
 def _float(tracer, node: ast.Call):
     (value,) = tracer.call_args(node, 1)
-    if is_constant(value):
-        return float(value)
-    return tracer.builder.cast(value, tracer.config.default_fp)
+    if not isinstance(value, (ir.Stmt, Vector)):
+        return _python_call(tracer, node, float, value)
+    return tracer.map_vector(value, lambda v: tracer.builder.cast(v, tracer.config.default_fp))
+
+
+def _python_call(tracer, node: ast.Call, convert, value):
+    try:
+        return convert(value)
+    except (TypeError, ValueError) as exc:
+        raise tracer.error(TiTypeError, node, f"{convert.__name__}() failed: {exc}") from None
 
 
 def _minmax(op: str):
