@@ -58,6 +58,15 @@ class CpuModuleGenerator:
         self.module = ll.Module(name=kernel.name)
         self.prints: list[dict] = []
         self.asserts: list[dict] = []
+        # The SNode trees the kernel touches, by local slot: the code reads tree k's base
+        # from slot k of a table the launcher fills, so it names no process-wide tree id
+        # and the offline cache can load it for fields of any tree with the same plan.
+        self.tree_slots: list[int] = []
+
+    def tree_slot(self, tree_id: int) -> int:
+        if tree_id not in self.tree_slots:
+            self.tree_slots.append(tree_id)
+        return self.tree_slots.index(tree_id)
 
     @property
     def entry_name(self) -> str:

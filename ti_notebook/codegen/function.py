@@ -60,7 +60,8 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
         def load():
             table = self.invariant(("roots",), lambda: self.ctx_slot(c.CTX_ROOTS, c.PTR))
             eb = self.entry_builder
-            slot = eb.gep(table, [ll.Constant(c.I64, tree_id)], source_etype=c.I64)
+            local = self.gen.tree_slot(tree_id)
+            slot = eb.gep(table, [ll.Constant(c.I64, local)], source_etype=c.I64)
             return eb.load(slot, typ=c.PTR)
 
         return self.invariant(("root", tree_id), load)

@@ -57,6 +57,7 @@ class _Hooks:
         self.key = self.dependencies = self.code = self.generator = None
 
     def prefix(self, inputs: dict) -> str | None:
+        self.captured = inputs["captured"]
         self.dependencies = cache_keys.record_dependencies(
             inputs["captured"], self.request.template_values
         )
@@ -88,11 +89,12 @@ def compile_cached(request: CompileRequest):
         dependencies, key = candidate.get("dependencies"), candidate.get("key")
         if not isinstance(dependencies, list) or not isinstance(key, str):
             continue
-        if not cache_keys.dependencies_hold(
+        values = cache_keys.dependencies_hold(
             dependencies, request.source.func, request.template_values
-        ):
+        )
+        if values is None:
             continue
-        hit = _load(store, key, request, started)
+        hit = _load(store, key, request, started, values)
         if hit is not None:
             _stats["hits"] += 1
             return hit
@@ -100,8 +102,9 @@ def compile_cached(request: CompileRequest):
     result = compile_kernel(request, hooks)
     if hooks.key is None:
         return _uncacheable(request, "it reads a value with no stable fingerprint", result)
+    if not _save(store, hooks, result, request):
+        return _uncacheable(request, "a field it uses is reached only indirectly", result)
     _stats["misses"] += 1
-    _save(store, hooks, result, request)
     _loaded[hooks.key] = result[0].entry_address
     return _with_cache_report(result, "miss")
 
@@ -122,9 +125,14 @@ def _with_cache_report(result, status: str):
     return result
 
 
-def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> None:
+def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> bool:
+    """Stores the entry; False when its trees could not be found again later."""
     _compiled, stages, _inputs = result
     generator = hooks.generator
+    values = [hooks.captured[(scope, name)] for scope, name, _ in hooks.dependencies]
+    trees = cache_keys.locate_trees(generator.tree_slots, request.template_values, values)
+    if trees is None:
+        return False
     first_line, filename = request.source.first_lineno, request.source.filename
     header = {
         "entry": generator.entry_name,
@@ -132,25 +140,30 @@ def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> 
         "asserts": [_assert_to_json(a, first_line, filename) for a in generator.asserts],
         "stages": {name: stages[name] for name in _STAGE_NAMES},
         "report": {k: v for k, v in stages["report"].items() if k != "cache"},
+        "trees": trees,
     }
     try:
         store.save(hooks.key, request.name, header, hooks.code)
         store.remember(hooks.pre, hooks.dependencies, hooks.key)
     except OSError as error:  # a read-only or full disk must not stop the kernel
         _log.warning("offline cache: cannot write %s: %s", store.dir, error)
-        return
+        return True
     if store.total_bytes() > request.config.offline_cache_max_size_of_files:
         store.clean(
             request.config.offline_cache_cleaning_policy,
             request.config.offline_cache_max_size_of_files,
         )
+    return True
 
 
-def _load(store: CacheStore, key: str, request: CompileRequest, started: float):
+def _load(store: CacheStore, key: str, request: CompileRequest, started: float, values: list):
     loaded = store.load(key)
     if loaded is None:
         return None
     header, code = loaded
+    trees = cache_keys.trees_now(header.get("trees") or [], request.template_values, values)
+    if trees is None:
+        return None
     entry = header["entry"]
     address = _loaded.get(key) or cpu_runtime.load_object(code, entry)
     _loaded[key] = address
@@ -163,6 +176,7 @@ def _load(store: CacheStore, key: str, request: CompileRequest, started: float):
         request.return_type,
         header["prints"],
         asserts,
+        trees,
     )
     texts = header["stages"]
     report = dict(header["report"], cache="hit", compile_time_s=time.perf_counter() - started)

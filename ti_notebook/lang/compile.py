@@ -143,6 +143,7 @@ def compile_kernel(request: CompileRequest, hooks=None) -> tuple[CompiledKernel,
         request.return_type,
         generator.prints,
         generator.asserts,
+        generator.tree_slots,
     )
     report = dict(kernel.report)
     report["compile_time_s"] = time.perf_counter() - started

@@ -22,6 +22,7 @@ all match, the full key - and the object code - is known without running the fro
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
 import hashlib
 import json
@@ -63,13 +64,13 @@ def fingerprint(value) -> str | None:
             value._materialize()
         except Exception:
             return None
-        return f"field:{value.layout()!r}"
+        return f"field:{_relocatable(value.layout())!r}"
     if isinstance(value, MatrixField):
         parts = [fingerprint(c) for c in value.components]
         return None if None in parts else f"matrix_field:{value.n}x{value.m}:{parts}"
     if isinstance(value, SNode):
         try:
-            return f"snode:{value.layout()!r}"
+            return f"snode:{_relocatable(value.layout())!r}"
         except Exception:
             return None
     if isinstance(value, Func):
@@ -101,6 +102,59 @@ def compiler_digest() -> str:
         info = path.stat()
         digest.update(f"{path.relative_to(package)}:{info.st_size}:{info.st_mtime_ns};".encode())
     return digest.hexdigest()
+
+
+def _relocatable(layout):
+    """The plan without its tree id: the code finds trees through per-kernel slots."""
+    return dataclasses.replace(layout, tree_id=0)
+
+
+def tree_of(value) -> int | None:
+    """The SNode tree a field, vector field or SNode lives in (None for other values)."""
+    from ti_notebook.lang.field import Field
+    from ti_notebook.lang.snode import SNode
+
+    components = getattr(value, "components", None)
+    if components:
+        value = components[0]
+    if isinstance(value, Field):
+        return value._tree.tree_id if value._tree is not None else None
+    if isinstance(value, SNode) and value.builder.tree is not None:
+        return value.builder.tree.tree_id
+    return None
+
+
+def locate_trees(tree_ids: list[int], templates: dict, dependency_values: list) -> list | None:
+    """For each tree the code uses, where to find it again: a template argument or a
+    dependency holding a field of it. None when one cannot be found."""
+    found = []
+    for tree in tree_ids:
+        where = next((["template", n] for n, v in templates.items() if tree_of(v) == tree), None)
+        if where is None:
+            where = next(
+                (["dependency", k] for k, v in enumerate(dependency_values) if tree_of(v) == tree),
+                None,
+            )
+        if where is None:
+            return None
+        found.append(where)
+    return found
+
+
+def trees_now(locators: list, templates: dict, dependency_values: list) -> list[int] | None:
+    """The tree ids the locators point at in this process."""
+    trees = []
+    for kind, ref in locators:
+        if kind == "template" and ref in templates:
+            tree = tree_of(templates[ref])
+        elif kind == "dependency" and isinstance(ref, int) and ref < len(dependency_values):
+            tree = tree_of(dependency_values[ref])
+        else:
+            return None
+        if tree is None:
+            return None
+        trees.append(tree)
+    return trees
 
 
 def target_description() -> dict:
@@ -182,24 +236,27 @@ def _cover(value, covered: set) -> None:
             _cover(item, covered)
 
 
-def dependencies_hold(dependencies: list, kernel_function, template_values: dict) -> bool:
-    """True when every recorded name still has the recorded fingerprint (no tracing)."""
+def dependencies_hold(dependencies: list, kernel_function, template_values: dict):
+    """The current values of the recorded names when each still has its recorded
+    fingerprint (looked up without tracing), else None."""
     from ti_notebook.lang.kernel import Func
 
     scopes = {KERNEL_SCOPE: kernel_function}
     for value in template_values.values():
         if isinstance(value, Func):
             scopes[scope_of(value.func)] = value.func
+    values = []
     for scope, name, expected in dependencies:
         function = scopes.get(scope)
         if function is None:
-            return False
+            return None
         value = _lookup(function, name)
         if value is _MISSING or fingerprint(value) != expected:
-            return False
+            return None
         if isinstance(value, Func):
             scopes.setdefault(scope_of(value.func), value.func)
-    return True
+        values.append(value)
+    return values
 
 
 def _lookup(function, name: str):

@@ -132,6 +132,7 @@ class CompiledKernel:
         return_type: T.DataType | None,
         prints: list[dict],
         asserts: list[dict],
+        tree_ids: list[int] = (),
     ) -> None:
         self.name = name
         self.layout = layout
@@ -139,7 +140,11 @@ class CompiledKernel:
         self.asserts = asserts
         self.ctx = ctypes.create_string_buffer(max(layout.size, c.CTX_ARGS))
         self.ctx_address = ctypes.addressof(self.ctx)
-        struct.pack_into("<q", self.ctx, c.CTX_ROOTS, memory.roots_table_address())
+        # The bases of the trees the code uses, by its local slots. A tree's base is
+        # fixed while it lives, and destroying one recompiles every kernel.
+        table = memory.roots_table()
+        self.roots = (ctypes.c_int64 * max(len(tree_ids), 1))(*(int(table[t]) for t in tree_ids))
+        struct.pack_into("<q", self.ctx, c.CTX_ROOTS, ctypes.addressof(self.roots))
         self.entry_address = entry_address
         self.entry = _ENTRY(entry_address)
         self.pack_into = layout.packer.pack_into
