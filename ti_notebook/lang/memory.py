@@ -3,9 +3,11 @@
 Every SNode tree owns one region reserved with ``mmap(MAP_NORESERVE)``: the kernel
 commits a page only when it is first written, so a sparse (pointer) grid of any size
 costs memory only for the blocks that become active, and reading an untouched page
-gives zeros. Kernels never embed a buffer's address: they read it from the *roots
-table* (slot ``tree_id``) at the start of each task, so compiled code stays valid when
-a tree is freed and its id reused, and object code can be cached across processes.
+gives zeros. Kernels never embed a buffer's address: each compiled kernel gets a small
+table of the bases of the trees it uses (copied from the *roots table*, slot
+``tree_id``, when it is loaded) and its code reads tree ``k`` from slot ``k`` at the start
+of each task, so object code can be cached across processes and reused for fields of a
+new tree with the same plan. Destroying a tree makes every kernel recompile.
 
     >>> tree = allocate_tree(1 << 20)
     >>> int(roots_table()[tree.tree_id]) == tree.address, tree.resident_bytes()
