@@ -1,7 +1,7 @@
 """The passes, in the order they run (DESIGN.md section 3).
 
 >>> [name for name, _ in PASSES][:3]
-['typecheck', 'offload', 'make_thread_local']
+['typecheck', 'make_block_local', 'offload']
 """
 
 from __future__ import annotations

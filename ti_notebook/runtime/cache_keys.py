@@ -13,8 +13,8 @@ The index stores, per pre-key, the dependency lists seen so far. A later process
 each name up again in the same scopes (no tracing), fingerprints the values, and if they
 all match, the full key - and the object code - is known without running the frontend.
 
-    >>> fingerprint(3), fingerprint((1.5, "a"))
-    ('int:3', "tuple:['float:1.5', \\"str:'a'\\"]")
+    >>> fingerprint(3), fingerprint((1.5, 2))
+    ('int:3', "tuple:['float:1.5', 'int:2']")
     >>> fingerprint(object()) is None
     True
 """
