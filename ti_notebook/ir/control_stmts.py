@@ -1,0 +1,163 @@
+"""IR statements that own blocks or change control: if, loops, tasks, print, assert.
+
+Re-exported by :mod:`ti_notebook.ir.nodes`, which every pass imports as ``ir``.
+
+    >>> from ti_notebook.ir import nodes as ir
+    >>> loop = ir.StructForStmt(None)
+    >>> loop.body.owner is loop
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ti_notebook.ir.nodes import Stmt, _block
+
+
+# -- control flow -------------------------------------------------------------------------
+class IfStmt(Stmt):
+    operand_names = ("cond",)
+    block_names = ("true_block", "false_block")
+    has_side_effect = True
+
+    def __init__(self, cond: Stmt) -> None:
+        super().__init__(None)
+        self.cond = cond
+        self.true_block = _block(self, None)
+        self.false_block = _block(self, None)
+
+
+class WhileStmt(Stmt):
+    """Loops until a :class:`BreakStmt`; ``while c: body`` is ``if not c: break`` first."""
+
+    block_names = ("body",)
+    has_side_effect = True
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.body = _block(self, None)
+
+
+class RangeForStmt(Stmt):
+    """``for i in range(begin, end)``; an outermost one becomes a parallel task.
+
+    ``shape`` (when not None) splits the flat index into ndrange axes; ``config`` holds
+    the ``ti.loop_config`` that applied to it.
+    """
+
+    operand_names = ("begin", "end", "extents", "starts")
+    block_names = ("body",)
+    has_side_effect = True
+
+    def __init__(
+        self,
+        begin: Stmt,
+        end: Stmt,
+        config: dict | None = None,
+        extents: list[Stmt] | None = None,
+        starts: list[Stmt] | None = None,
+    ) -> None:
+        super().__init__(None)
+        self.begin, self.end = begin, end
+        # ndrange: the flat index splits into axes; axis k is
+        # starts[k] + (flat // prod(extents[k+1:])) % extents[k]. Empty: one axis = flat.
+        self.extents = list(extents or [])
+        self.starts = list(starts or [])
+        self.config = dict(config or {})
+        self.body = _block(self, None)
+
+
+class StructForStmt(Stmt):
+    """``for I in field``: visits the active cells of ``field``'s SNode."""
+
+    block_names = ("body",)
+    has_side_effect = True
+
+    def __init__(self, field: Any, config: dict | None = None) -> None:
+        super().__init__(None)
+        self.field = field
+        self.config = dict(config or {})
+        self.body = _block(self, None)
+
+
+class BreakStmt(Stmt):
+    has_side_effect = True
+
+
+class ContinueStmt(Stmt):
+    has_side_effect = True
+
+
+class ReturnStmt(Stmt):
+    operand_names = ("value",)
+    has_side_effect = True
+
+    def __init__(self, value: Stmt) -> None:
+        super().__init__(None)
+        self.value = value
+
+
+class PrintStmt(Stmt):
+    """``print(...)``: ``items`` are text, ``(value, format_spec)`` pairs, and None where
+    the separator goes."""
+
+    operand_names = ("values",)
+    has_side_effect = True
+
+    def __init__(self, items: list, end: str = "\n", sep: str = " ") -> None:
+        super().__init__(None)
+        self.end, self.sep = end, sep
+        self.values = [item[0] for item in items if isinstance(item, tuple)]
+        self.specs = [item[1] for item in items if isinstance(item, tuple)]
+        # the layout, with each value replaced by its position in ``values``
+        layout, k = [], 0
+        for item in items:
+            if isinstance(item, tuple):
+                layout.append(k)
+                k += 1
+            else:
+                layout.append(item)
+        self.layout = layout
+
+
+class AssertStmt(Stmt):
+    """Debug check: when ``cond`` is 0, the launch stops with error ``message``.
+
+    ``args`` are values the message shows (e.g. the bad index).
+    """
+
+    operand_names = ("cond", "args")
+    has_side_effect = True
+
+    def __init__(self, cond: Stmt, message: str, args: list[Stmt], kind: str = "assert") -> None:
+        super().__init__(None)
+        self.cond, self.message, self.args, self.kind = cond, message, args, kind
+
+
+class OffloadedStmt(Stmt):
+    """A task: ``serial``, ``range_for`` or ``struct_for``.
+
+    A parallel task runs ``prologue`` once per chunk, ``body`` per index of
+    [begin, end), then ``epilogue`` once per chunk. ``begin``/``end`` are statements of
+    the kernel's serial code (evaluated before the launch) or ints.
+    """
+
+    operand_names = ("begin", "end", "extents", "starts")
+    block_names = ("prologue", "body", "epilogue")
+    has_side_effect = True
+
+    def __init__(self, kind: str, config: dict | None = None) -> None:
+        super().__init__(None)
+        self.kind = kind
+        self.config = dict(config or {})
+        self.begin: Stmt | int = 0
+        self.end: Stmt | int = 0
+        self.field: Any = None
+        self.loop: Stmt | None = None  # the for statement this task came from
+        # ndrange axes of the loop, as values available inside the task
+        self.extents: list[Stmt] = []
+        self.starts: list[Stmt] = []
+        self.prologue = _block(self, None)
+        self.body = _block(self, None)
+        self.epilogue = _block(self, None)

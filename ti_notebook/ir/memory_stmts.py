@@ -1,0 +1,162 @@
+"""IR statements that touch memory: fields, ndarrays, atomics, sparse cells, buffers.
+
+Re-exported by :mod:`ti_notebook.ir.nodes`, which every pass imports as ``ir``.
+
+    >>> from ti_notebook.ir import nodes as ir
+    >>> from ti_notebook.lang.types import u8
+    >>> ir.MemsetZeroStmt(ir.ConstStmt(0, u8), 64).nbytes
+    64
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ti_notebook.ir.nodes import Stmt
+from ti_notebook.lang.types import DataType
+
+
+# -- memory ----------------------------------------------------------------------------
+class GlobalPtrStmt(Stmt):
+    """Pointer to ``field[indices]`` (before lowering to address arithmetic)."""
+
+    operand_names = ("indices",)
+
+    def __init__(self, field: Any, indices: list[Stmt]) -> None:
+        super().__init__(field.dtype)
+        self.field, self.indices = field, indices
+        # (scratch buffer, tree offset it starts at): the element's private copy instead
+        # (passes/privatize_scatter.py)
+        self.private: tuple[Stmt, int] | None = None
+
+
+class ExternalPtrStmt(Stmt):
+    """Pointer to ``arr[indices]`` of ndarray argument ``arg_index``."""
+
+    operand_names = ("indices",)
+
+    def __init__(self, arg_index: int, ndim: int, indices: list[Stmt], dtype: DataType) -> None:
+        super().__init__(dtype)
+        self.arg_index, self.ndim, self.indices = arg_index, ndim, indices
+
+
+class RootPtrStmt(Stmt):
+    """Base address of SNode tree ``tree_id`` (after lowering)."""
+
+    def __init__(self, tree_id: int) -> None:
+        super().__init__(None)
+        self.tree_id = tree_id
+
+
+class TempPtrStmt(Stmt):
+    """Address of a kernel temporary (a local shared between tasks) at ``offset``."""
+
+    def __init__(self, offset: int, dtype: DataType) -> None:
+        super().__init__(dtype)
+        self.offset = offset
+
+
+class PtrOffsetStmt(Stmt):
+    """``base + byte_offset`` seen as a pointer to ``dtype``."""
+
+    operand_names = ("base", "byte_offset")
+
+    def __init__(self, base: Stmt, byte_offset: Stmt, dtype: DataType) -> None:
+        super().__init__(dtype)
+        self.base, self.byte_offset = base, byte_offset
+
+
+class GlobalLoadStmt(Stmt):
+    operand_names = ("ptr",)
+
+    def __init__(self, ptr: Stmt) -> None:
+        super().__init__(ptr.dtype)
+        self.ptr = ptr
+
+
+class GlobalStoreStmt(Stmt):
+    operand_names = ("ptr", "value")
+    has_side_effect = True
+
+    def __init__(self, ptr: Stmt, value: Stmt) -> None:
+        super().__init__(None)
+        self.ptr, self.value = ptr, value
+
+
+class AtomicOpStmt(Stmt):
+    """Atomic read-modify-write on a global or local; the value is the old one.
+
+    ops: add sub min max bit_and bit_or bit_xor
+    """
+
+    operand_names = ("dest", "value")
+    has_side_effect = True
+
+    def __init__(self, op: str, dest: Stmt, value: Stmt) -> None:
+        super().__init__(value.dtype)
+        self.op, self.dest, self.value = op, dest, value
+
+
+class SNodeOpStmt(Stmt):
+    """``ti.is_active/activate/deactivate(snode, indices)``; ``lower_access`` expands it.
+
+    ``indices`` are in the node's own index space (cells of ``snode.shape``).
+    """
+
+    operand_names = ("indices",)
+    has_side_effect = True
+
+    def __init__(self, op: str, snode: Any, indices: list[Stmt], dtype=None) -> None:
+        super().__init__(dtype)
+        self.op, self.snode, self.indices = op, snode, list(indices)
+
+
+class BlockLocalStmt(Stmt):
+    """``ti.block_local(*fields)`` at the top of a struct-for; ``make_block_local`` acts."""
+
+    has_side_effect = True
+
+    def __init__(self, fields: list) -> None:
+        super().__init__(None)
+        self.fields = list(fields)
+
+
+class LocalArrayStmt(Stmt):
+    """A per-task stack array of ``count`` elements of ``dtype``; its value is the address.
+
+    The block-local storage buffer on the CPU (shared memory on a GPU).
+    """
+
+    def __init__(self, dtype: DataType, count: int, name: str = "bls") -> None:
+        super().__init__(dtype)
+        self.count, self.name = count, name
+
+
+class ScratchAllocStmt(Stmt):
+    """``nbytes`` of zeroed heap memory (a task chunk's private copy of fields)."""
+
+    has_side_effect = True
+
+    def __init__(self, nbytes: int) -> None:
+        super().__init__(None)
+        self.nbytes = nbytes
+
+
+class ScratchFreeStmt(Stmt):
+    operand_names = ("buffer",)
+    has_side_effect = True
+
+    def __init__(self, buffer: Stmt) -> None:
+        super().__init__(None)
+        self.buffer = buffer
+
+
+class MemsetZeroStmt(Stmt):
+    """Zeroes ``nbytes`` bytes at ``ptr`` (a deactivated sparse cell's storage)."""
+
+    operand_names = ("ptr",)
+    has_side_effect = True
+
+    def __init__(self, ptr: Stmt, nbytes: int) -> None:
+        super().__init__(None)
+        self.ptr, self.nbytes = ptr, nbytes
