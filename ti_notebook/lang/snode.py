@@ -19,6 +19,7 @@ import math
 
 from ti_notebook.errors import TiRuntimeError, TiTypeError, TiValueError
 from ti_notebook.lang import plan as _plan
+from ti_notebook.lang import snode_layout as _layout
 from ti_notebook.lang.memory import allocate_tree
 
 
@@ -162,7 +163,7 @@ class SNode:
         tree.check_alive()
         cached = getattr(self, "_node_layout", None)
         if cached is None or cached.tree_id != tree.tree_id:
-            cached = _node_layout(tree.tree_id, self, tree.mask_offsets)
+            cached = _layout.node_layout(tree.tree_id, self, tree.mask_offsets)
             self._node_layout = cached
         return cached
 
@@ -233,8 +234,10 @@ class SNodeTree:
 
     def __init__(self, builder: FieldsBuilder) -> None:
         self.builder = builder
-        size = _layout_cells(builder.root)
-        self.sparse_nodes = [n for n in _walk(builder.root) if n.kind in ("pointer", "bitmasked")]
+        size = _layout.layout_cells(builder.root)
+        self.sparse_nodes = [
+            n for n in _layout.walk(builder.root) if n.kind in ("pointer", "bitmasked")
+        ]
         mask_offsets = {}
         for node in self.sparse_nodes:
             mask_offsets[id(node)] = size
@@ -245,13 +248,13 @@ class SNodeTree:
         self.memory = allocate_tree(size, huge_pages=not self.sparse_nodes)
         self.tree_id = self.memory.tree_id
         self.fields = []
-        for leaf in _walk(builder.root):
+        for leaf in _layout.walk(builder.root):
             if leaf.kind == "place":
-                leaf.field._bind(self, _field_layout(self.tree_id, leaf, mask_offsets))
+                leaf.field._bind(self, _layout.field_layout(self.tree_id, leaf, mask_offsets))
                 self.fields.append(leaf.field)
-        for node in _walk(builder.root):
+        for node in _layout.walk(builder.root):
             if node.kind not in ("root", "place"):
-                node.level_plan = _level(node, {}, mask_offsets)
+                node.level_plan = _layout.level(node, {}, mask_offsets)
 
     @property
     def destroyed(self) -> bool:
@@ -278,94 +281,6 @@ class SNodeTree:
 
     def resident_bytes(self) -> int:
         return self.memory.resident_bytes()
-
-
-def _walk(node: SNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
-def _align(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
-
-
-def _alignment(node: SNode) -> int:
-    if node.kind == "place":
-        return node.field.dtype.size
-    return max((_alignment(c) for c in node.children), default=1)
-
-
-def _layout_cells(node: SNode) -> int:
-    """Lays out ``node``'s cell (children side by side); returns the container size."""
-    offset = 0
-    for child in node.children:
-        offset = _align(offset, _alignment(child))
-        child.offset_in_parent = offset
-        offset += _layout_cells(child) if child.kind != "place" else child.field.dtype.size
-    node.cell_size = _align(offset, _alignment(node)) if node.children else 0
-    return node.cell_size * (math.prod(node.extents) if node.kind != "root" else 1)
-
-
-def _level(node: SNode, below_axes: dict, mask_offsets: dict) -> _plan.LevelPlan:
-    ndim = max((a + 1 for n in node.path() for a in n.axes), default=0)
-    grid = [1] * ndim
-    for upper in node.path():
-        for a, e in zip(upper.axes, upper.extents, strict=True):
-            grid[a] *= e
-    strides, step = [], node.cell_size
-    for extent in reversed(node.extents):
-        strides.append(step)
-        step *= extent
-    below = tuple(below_axes.get(a, 1) for a in node.axes)
-    return _plan.LevelPlan(
-        node.kind,
-        node.axes,
-        node.extents,
-        below,
-        node.cell_size,
-        tuple(reversed(strides)),
-        node.offset_in_parent,
-        math.prod(node.extents),
-        mask_offsets.get(id(node)),
-        tuple(grid),
-    )
-
-
-def _path_levels(path: list[SNode], mask_offsets: dict) -> tuple[_plan.LevelPlan, ...]:
-    """The plan of each level of ``path``, indexed in the space of the path's last node."""
-    levels, below = [], {}
-    for node in reversed(path):
-        levels.append(_level(node, below, mask_offsets))
-        for a, e in zip(node.axes, node.extents, strict=True):
-            below[a] = below.get(a, 1) * e
-    return tuple(reversed(levels))
-
-
-def _field_layout(tree_id: int, leaf: SNode, mask_offsets: dict) -> _plan.FieldLayout:
-    parent = leaf.parent()
-    return _plan.FieldLayout(
-        tree_id,
-        leaf.field.name,
-        leaf.field.dtype.name,
-        parent.shape if parent.kind != "root" else (),
-        _path_levels(leaf.path(), mask_offsets),
-        leaf.offset_in_parent,
-        parent.cell_size,
-    )
-
-
-def _node_layout(tree_id: int, node: SNode, mask_offsets: dict) -> _plan.FieldLayout:
-    """A node's cells as the elements of a pseudo-field (``u8`` at offset 0 of each)."""
-    return _plan.FieldLayout(
-        tree_id,
-        node.name,
-        "u8",
-        node.shape,
-        _path_levels(node.path(), mask_offsets),
-        0,
-        node.cell_size,
-    )
 
 
 # -- ti.root: the default builder, finalised when its fields are first used ------------------
