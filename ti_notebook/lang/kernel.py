@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import threading
 import weakref
 
 from ti_notebook.errors import SourcePos, TiError, TiSyntaxError, TiTypeError, TiValueError
@@ -33,6 +34,7 @@ from ti_notebook.lang.field import Field
 from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template
 
 _kernels: weakref.WeakSet = weakref.WeakSet()
+_COMPILE_LOCK = threading.RLock()
 
 
 @dataclasses.dataclass
@@ -227,16 +229,21 @@ class Kernel:
         key, runtime_args, templates, concrete = self._specialise(args)
         entry = self._compiled.get(key)
         if entry is None:
-            request = CompileRequest(
-                self.name,
-                self.source(),
-                concrete,
-                templates,
-                self.return_type(),
-                self._compile_config(),
-            )
-            entry = compile_cached(request)
-            self._compiled[key] = entry
+            # One compile at a time: tracing finalises ti.root's pending tree and the
+            # JIT is shared, so two threads' first calls must not interleave.
+            with _COMPILE_LOCK:
+                entry = self._compiled.get(key)
+                if entry is None:
+                    request = CompileRequest(
+                        self.name,
+                        self.source(),
+                        concrete,
+                        templates,
+                        self.return_type(),
+                        self._compile_config(),
+                    )
+                    entry = compile_cached(request)
+                    self._compiled[key] = entry
         self._last = entry
         return entry, runtime_args
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import struct
+import threading
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from ti_notebook.lang import types as T
 from ti_notebook.runtime import printing
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_LAUNCH_LOCK = threading.RLock()  # re-entrant: a print callback may not, but be safe
 _ERROR = struct.Struct("<q8q")
 _STRUCT_CODES = {
     "i8": "b",
@@ -171,18 +173,21 @@ class CompiledKernel:
                 f"{len(args)} were given"
             )
         values = [self.launches]
-        self.launches += 1
         for convert, value in zip(self.converters, args, strict=False):
             convert(value, values)
-        self.pack_into(self.ctx, c.CTX_SEED, *values)
-        self.entry(self.ctx_address)
-        if self.has_prints:
-            printing.flush()
-        if self.asserts:
-            self.check_error()
-        if self.return_format is not None:
-            return self.return_format.unpack_from(self.ctx, c.CTX_RETURN)[0]
-        return None
+        # ctypes releases the GIL during the call: one launch at a time per process
+        # keeps this kernel's context and the thread pool's job slot to one caller.
+        with _LAUNCH_LOCK:
+            self.launches += 1
+            self.pack_into(self.ctx, c.CTX_SEED, *values)
+            self.entry(self.ctx_address)
+            if self.has_prints:
+                printing.flush()
+            if self.asserts:
+                self.check_error()
+            if self.return_format is not None:
+                return self.return_format.unpack_from(self.ctx, c.CTX_RETURN)[0]
+            return None
 
     def check_error(self) -> None:
         code, *args = _ERROR.unpack_from(self.ctx, c.CTX_ERROR)
