@@ -134,3 +134,34 @@ def test_block_dim_with_bodies():
 
     func()
     np.testing.assert_array_equal(x.to_numpy(), np.arange(8192, dtype=np.float32) * 2 + 1)
+
+
+def test_offline_cache_options_of_the_page(tmp_path, monkeypatch):
+    # "offline_cache ... offline_cache_file_path ... offline_cache_max_size_of_files ...
+    # offline_cache_cleaning_policy: 'never' 'version' 'lru' 'fifo'. Default: 'lru'"
+    ti.init(
+        arch=ti.cpu,
+        offline_cache=True,
+        offline_cache_file_path=str(tmp_path),
+        offline_cache_max_size_of_files=100 * 1024 * 1024,
+        offline_cache_cleaning_policy="lru",
+    )
+    x = ti.field(ti.f32, shape=8)
+
+    @ti.kernel
+    def fill():
+        for i in x:
+            x[i] = i
+
+    fill()
+    assert ti.cache.info()["path"] == str(tmp_path)
+    assert any(e["kernel"] == "fill" for e in ti.cache.info()["entries"])
+    assert ti.lang.config.current().offline_cache_cleaning_policy == "lru"
+    ti.init(arch=ti.cpu)
+    assert ti.lang.config.current().offline_cache_cleaning_policy == "lru"  # the default
+    with pytest.raises(ValueError, match="never, version, lru, fifo"):
+        ti.init(arch=ti.cpu, offline_cache_cleaning_policy="sometimes")
+    # "disable offline cache by setting the environment variable TI_OFFLINE_CACHE=0"
+    monkeypatch.setenv("TI_OFFLINE_CACHE", "0")
+    ti.init(arch=ti.cpu)
+    assert ti.cache.info()["enabled"] is False

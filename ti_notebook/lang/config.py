@@ -42,7 +42,7 @@ class Config:
     offline_cache: bool = True
     offline_cache_file_path: str = ""
     offline_cache_max_size_of_files: int = 100 * 1024 * 1024
-    offline_cache_cleaning_policy: str = "never"
+    offline_cache_cleaning_policy: str = "lru"  # the page's default
     make_thread_local: bool = True  # codegen
     make_block_local: bool = True  # codegen
     cpu_max_num_threads: int = 0  # 0 = all cores
@@ -114,6 +114,12 @@ def make_config(arch: str | None = None, **options) -> Config:
         raise TypeError(f"ti.init() got unknown option(s) {unknown}; known: {sorted(names)}")
     config = Config(**options)
     config.arch = _resolve_arch(arch)
+    policies = ("never", "version", "lru", "fifo")
+    if config.offline_cache_cleaning_policy not in policies:
+        raise ValueError(
+            f"offline_cache_cleaning_policy={config.offline_cache_cleaning_policy!r}: "
+            f"use one of {', '.join(policies)}"
+        )
     if os.environ.get("TI_OFFLINE_CACHE") == "0":
         config.offline_cache = False
     for name in ("default_fp", "default_ip"):
