@@ -28,6 +28,7 @@ from ti_notebook.lang.config import Config
 from ti_notebook.passes.demote_atomics import to_plain
 
 MAX_PRIVATE_BYTES = 16 << 20  # per copy; one copy per thread
+MAX_TOTAL_BYTES = 256 << 20  # all threads' copies together (a 64-core machine: 4 MiB each)
 MIN_ADDS_PER_ELEMENT = 2  # below this, zeroing and adding back the copy costs more
 
 
@@ -44,7 +45,11 @@ def run(kernel: KernelIR, config: Config) -> bool:
         span = _span(fields)
         elements = sum(math.prod(f.shape) for f in fields)
         iterations = _iterations(task)
-        if span is None or span[1] - span[0] > MAX_PRIVATE_BYTES or iterations is None:
+        if span is None or iterations is None:
+            continue
+        size = span[1] - span[0]
+        threads = int(task.config.get("parallelize") or 0) or config.num_threads
+        if size > MAX_PRIVATE_BYTES or size * threads > MAX_TOTAL_BYTES:
             continue
         if iterations * len(atomics) < MIN_ADDS_PER_ELEMENT * elements:
             continue
