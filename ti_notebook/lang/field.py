@@ -133,8 +133,14 @@ class Field:
         self._materialize()
         return self._layout
 
-    @property
     def plan(self) -> FieldLayout:
+        """The field's memory plan (as ``layout()``; ``snode.plan()`` gives a subtree's).
+
+        >>> import ti_notebook as ti
+        >>> x = ti.field(ti.f32, shape=(2, 3))
+        >>> x.plan().address((1, 2)) - x.plan().offset
+        20
+        """
         return self.layout()
 
     @property

@@ -135,6 +135,9 @@ class FieldLayout:
                 below[a] *= e
         return below
 
+    def __str__(self) -> str:
+        return self.describe()
+
     def describe(self) -> str:
         lines = [f"field {self.name}: {self.dtype_name}{list(self.shape)} in tree {self.tree_id}"]
         for depth, level in enumerate(self.levels):

@@ -175,7 +175,10 @@ class SNode:
             self.layout()  # finalises ti.root's pending tree; checks it is alive
         elif self.builder.tree is None:
             raise TiRuntimeError(
-                "this tree is not finalized yet", hint="use a field of it, or fb.finalize()"
+                "this tree is not finalized yet",
+                hint="ti.root starts a new, empty tree once its fields are first used; "
+                "ask a node of the finalized one, e.g. x.snode.parent(2).plan(), "
+                "or call fb.finalize() on a FieldsBuilder",
             )
         return plan_of(self)
 

@@ -37,6 +37,31 @@ _PURE = (
 
 
 def run(kernel: KernelIR, config) -> bool:
+    changed_any = _remove_dead_statements(kernel)
+    return _drop_empty_serial_tasks(kernel) or changed_any
+
+
+def _drop_empty_serial_tasks(kernel: KernelIR) -> bool:
+    """A serial task left with nothing to do (its statements moved or died) goes, and
+    the report's task numbers follow."""
+    old = kernel.tasks()
+    empty = [t for t in old if t.kind == "serial" and not t.body.stmts]
+    if not empty or len(empty) == len(kernel.block.stmts):
+        return False
+    kernel.block.stmts = [s for s in kernel.block.stmts if s not in empty]
+    renumber = {old.index(t): k for k, t in enumerate(kernel.tasks())}
+    if len(kernel.report.get("tasks", [])) == len(old):
+        kernel.report["tasks"] = [
+            e for t, e in zip(old, kernel.report["tasks"], strict=True) if t not in empty
+        ]
+    for key in ("thread_local", "privatized"):
+        for entry in kernel.report.get(key, []):
+            if entry.get("task") in renumber:
+                entry["task"] = renumber[entry["task"]]
+    return True
+
+
+def _remove_dead_statements(kernel: KernelIR) -> bool:
     changed_any = False
     while True:
         uses = transform.use_counts(kernel.block)
