@@ -118,6 +118,15 @@ from ti_notebook.lang import cached_compile as _cached_compile
 
 cache = _Namespace(info=_cached_compile.info, clear=_cached_compile.clear)
 
+from ti_notebook.runtime import profiler as _profiler  # noqa: E402
+
+profiler = _Namespace(
+    print_kernel_profiler_info=_profiler.print_kernel_profiler_info,
+    query_kernel_profiler_info=_profiler.query_kernel_profiler_info,
+    get_kernel_profiler_total_time=_profiler.get_kernel_profiler_total_time,
+    clear_kernel_profiler_info=_profiler.clear_kernel_profiler_info,
+)
+
 types = _Namespace(ndarray=NdarrayType, template=template, f32=f32, f64=f64, i32=i32, i64=i64)
 
 __all__ = [
@@ -159,6 +168,7 @@ __all__ = [
     "block_dim",
     "block_local",
     "cache",
+    "profiler",
     "cast",
     "ceil",
     "clock_counter",

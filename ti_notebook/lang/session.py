@@ -27,6 +27,10 @@ def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
     if _config.is_initialized():
         reset()
     _config.set_current(config)
+    from ti_notebook.runtime import profiler
+
+    profiler.clear_kernel_profiler_info()
+    profiler.set_enabled(config.kernel_profiler)
     # The runtime (JIT engine, thread pool) starts here, as Taichi's does in ti.init,
     # so a kernel's first call pays for its own compile (or cache load) only.
     from ti_notebook.runtime import cpu as cpu_runtime

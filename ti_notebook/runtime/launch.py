@@ -15,6 +15,7 @@ import ctypes
 import dataclasses
 import struct
 import threading
+import time
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from ti_notebook.codegen import common as c
 from ti_notebook.errors import SourcePos, TiIndexError, TiRuntimeError, TiTypeError, TiValueError
 from ti_notebook.lang import memory
 from ti_notebook.lang import types as T
-from ti_notebook.runtime import printing
+from ti_notebook.runtime import printing, profiler
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _LAUNCH_LOCK = threading.RLock()  # re-entrant: a print callback may not, but be safe
@@ -180,7 +181,12 @@ class CompiledKernel:
         with _LAUNCH_LOCK:
             self.launches += 1
             self.pack_into(self.ctx, c.CTX_SEED, *values)
-            self.entry(self.ctx_address)
+            if profiler.enabled:
+                started = time.perf_counter_ns()
+                self.entry(self.ctx_address)
+                profiler.record(self.name, time.perf_counter_ns() - started)
+            else:
+                self.entry(self.ctx_address)
             if self.has_prints:
                 printing.flush()
             if self.asserts:
