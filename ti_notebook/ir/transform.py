@@ -38,6 +38,33 @@ def use_counts(root: ir.Block) -> Counter:
     return counts
 
 
+def users_of(stmts) -> dict[int, list[ir.Stmt]]:
+    """Statement id → the statements (of ``stmts``, e.g. ``block.walk()``) reading it."""
+    users: dict[int, list[ir.Stmt]] = {}
+    for stmt in stmts:
+        for operand in stmt.operands():
+            users.setdefault(operand.id, []).append(stmt)
+    return users
+
+
+def indexes_own_cell(ptr: ir.GlobalPtrStmt, loop: ir.Stmt) -> bool:
+    """True when ``ptr`` is ``field[i0, i1, ...]`` with exactly ``loop``'s indices, in order:
+    each iteration of a parallel ``loop`` then touches an element no other one does."""
+    return bool(ptr.indices) and all(
+        isinstance(index, ir.LoopIndexStmt) and index.loop is loop and index.axis == axis
+        for axis, index in enumerate(ptr.indices)
+    )
+
+
+def enclosing_struct_for(stmt: ir.Stmt) -> ir.Stmt | None:
+    """The nearest struct-for around ``stmt`` (a serial one, or a task's loop), if the
+    nearest loop-like owner is one."""
+    loop = enclosing(stmt, (ir.StructForStmt, ir.OffloadedStmt))
+    if isinstance(loop, ir.OffloadedStmt):
+        return loop.loop if loop.kind == "struct_for" else None
+    return loop
+
+
 def remove(stmt: ir.Stmt) -> None:
     stmt.parent.stmts.remove(stmt)
     stmt.parent = None

@@ -41,14 +41,6 @@ def run(kernel: KernelIR, config: Config) -> bool:
 _PLAIN = {"add", "sub", "min", "max", "bit_and", "bit_or", "bit_xor"}
 
 
-def _own_index(ptr: ir.GlobalPtrStmt, loop: ir.Stmt) -> bool:
-    """True when ``ptr`` is ``field[loop index 0, loop index 1, ...]``."""
-    return bool(ptr.indices) and all(
-        isinstance(index, ir.LoopIndexStmt) and index.loop is loop and index.axis == axis
-        for axis, index in enumerate(ptr.indices)
-    )
-
-
 def _loop_axes(task: ir.OffloadedStmt) -> int:
     if task.kind == "struct_for":
         return len(task.field.layout().shape)
@@ -62,7 +54,7 @@ def _fields_owned_by_iteration(task: ir.OffloadedStmt) -> set:
     for stmt in task.body.walk():
         if isinstance(stmt, ir.GlobalPtrStmt):
             field = stmt.field
-            if _own_index(stmt, task.loop) and len(stmt.indices) == axes:
+            if transform.indexes_own_cell(stmt, task.loop) and len(stmt.indices) == axes:
                 good.add(field)
             else:
                 bad.add(field)

@@ -122,15 +122,8 @@ def _same_shape_of_levels(a, b) -> bool:
 def _visiting_loop(ptr: ir.GlobalPtrStmt):
     """The struct-for whose current cell ``ptr`` addresses, when its memory-order number
     gives the address directly (both layouts packed and split alike), else None."""
-    loop = transform.enclosing(ptr, (ir.StructForStmt, ir.OffloadedStmt))
-    if isinstance(loop, ir.OffloadedStmt):
-        loop = loop.loop if loop.kind == "struct_for" else None
-    if loop is None or not ptr.indices:
-        return None
-    if not all(
-        isinstance(index, ir.LoopIndexStmt) and index.loop is loop and index.axis == axis
-        for axis, index in enumerate(ptr.indices)
-    ):
+    loop = transform.enclosing_struct_for(ptr)
+    if loop is None or not transform.indexes_own_cell(ptr, loop):
         return None
     mine, theirs = ptr.field.layout(), loop.field.layout()
     if mine.shape != theirs.shape or not _same_shape_of_levels(mine, theirs):

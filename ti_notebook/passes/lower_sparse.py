@@ -44,22 +44,12 @@ def run(kernel: KernelIR, config: Config) -> bool:
 def _visited_cell(ptr: ir.GlobalPtrStmt) -> bool:
     """True for ``x[I]`` in a struct-for over a field sharing ``x``'s sparse cells at
     ``I``: the loop visits active cells only, so there is nothing to activate."""
-    loop = transform.enclosing(ptr, (ir.StructForStmt, ir.OffloadedStmt))
-    if isinstance(loop, ir.OffloadedStmt):
-        if loop.kind != "struct_for":
-            return False
-        loop = loop.loop
-    if loop is None or not ptr.indices:
+    loop = transform.enclosing_struct_for(ptr)
+    if loop is None or not transform.indexes_own_cell(ptr, loop):
         return False
-    if not all(
-        isinstance(index, ir.LoopIndexStmt) and index.loop is loop and index.axis == axis
-        for axis, index in enumerate(ptr.indices)
-    ):
-        return False
-    mine = {lv.mask_offset for lv in ptr.field.layout().levels if lv.is_sparse}
-    theirs = loop.field.layout()
+    layout, theirs = ptr.field.layout(), loop.field.layout()
+    mine = {lv.mask_offset for lv in layout.levels if lv.is_sparse}
     visited = {lv.mask_offset for lv in theirs.levels if lv.is_sparse}
-    layout = ptr.field.layout()
     same_space = theirs.tree_id == layout.tree_id and theirs.shape == layout.shape
     return same_space and mine <= visited
 

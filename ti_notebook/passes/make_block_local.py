@@ -98,10 +98,7 @@ def _error(stmt: ir.Stmt, message: str, hint: str) -> TiSyntaxError:
 
 def _accesses(loop: ir.StructForStmt, field, ndim: int) -> dict:
     """Every access to ``field`` in the loop: pointer → (kind, per-axis (lo, hi))."""
-    users: dict[int, list] = {}
-    for stmt in loop.body.walk():
-        for operand in stmt.operands():
-            users.setdefault(operand.id, []).append(stmt)
+    users = transform.users_of(loop.body.walk())
     uses = transform.use_counts(loop.body)
     found = {}
     for ptr in loop.body.walk():

@@ -57,10 +57,7 @@ def _destination(ptr: ir.Stmt):
 def _candidates(task: ir.OffloadedStmt) -> dict:
     """Destinations whose every access in the task is a reducible atomic of one kind."""
     uses = transform.use_counts(task.body)
-    users: dict[int, list] = {}
-    for stmt in task.walk_all():
-        for operand in stmt.operands():
-            users.setdefault(operand.id, []).append(stmt)
+    users = transform.users_of(task.walk_all())
     found: dict = {}
     disqualified: set = set()
     for stmt in task.walk_all():

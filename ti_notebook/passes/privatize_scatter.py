@@ -68,10 +68,7 @@ def run(kernel: KernelIR, config: Config) -> bool:
 def _candidates(task: ir.OffloadedStmt):
     """Dense fields the task only adds into, and those atomic adds."""
     uses = transform.use_counts(task.body)
-    users: dict[int, list] = {}
-    for stmt in task.walk_all():
-        for operand in stmt.operands():
-            users.setdefault(operand.id, []).append(stmt)
+    users = transform.users_of(task.walk_all())
     adds, bad = {}, set()
     for ptr in task.walk_all():
         if not isinstance(ptr, ir.GlobalPtrStmt):
