@@ -74,9 +74,9 @@ def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
             body.append(ir.LoopIndexStmt(struct_loop, axis, types.i32))
             for axis in range(len(layout.shape))
         ]
-        anchor = body.append(ir.ConstStmt(0, types.i32))
-        cond = arith.is_active(arith.Emitter(anchor), layout, indices, sparse)
-        guard = body.append(ir.IfStmt(cond))
+        emit = arith.BlockEmitter(body, loop.pos)
+        cond = arith.is_active(emit, layout, indices, sparse)
+        guard = emit(ir.IfStmt(cond))
         for stmt in old:
             guard.true_block.append(stmt)
         guarded = True
@@ -112,19 +112,12 @@ def _deactivate(emit: arith.Emitter, snode, layout, indices: list[ir.Stmt]) -> N
     # Only a cell that was active holds anything: clearing an inactive one would commit
     # its (lazily reserved) pages for nothing.
     guard = emit(ir.IfStmt(was_active))
-    inner = _emitter_in(guard.true_block, emit)
+    inner = emit.within(guard.true_block)
     offset = arith.element_offset(inner, layout, indices)
     cell = inner(ir.PtrOffsetStmt(inner(ir.RootPtrStmt(layout.tree_id)), offset, types.u8))
     inner(ir.MemsetZeroStmt(cell, level.cell_size))
     for below in _sparse_descendants(snode):
         _clear_descendant_bits(inner, layout.tree_id, level, below.level_plan, indices)
-
-
-def _emitter_in(block: ir.Block, outer: arith.Emitter) -> arith.Emitter:
-    """An emitter appending to ``block`` (before a placeholder dead-code removes)."""
-    anchor = block.append(ir.ConstStmt(0, types.i32))
-    anchor.pos = outer.anchor.pos
-    return arith.Emitter(anchor)
 
 
 def _sparse_descendants(snode):
@@ -156,7 +149,7 @@ def _clear_descendant_bits(emit, tree_id: int, level, deeper, indices: list[ir.S
             origins,
         )
     )
-    body = _emitter_in(loop.body, emit)
+    body = emit.within(loop.body)
     number: ir.Stmt = body.const(0, types.u32)
     for a, cells in enumerate(deeper.grid):
         coord = body(ir.CastStmt(body(ir.LoopIndexStmt(loop, a, types.i32)), types.u32))

@@ -133,26 +133,6 @@ def _accesses(loop: ir.StructForStmt, field, ndim: int) -> dict:
 
 
 # -- rewriting ----------------------------------------------------------------------------
-class _Builder:
-    """Appends statements to a block, all at one source position."""
-
-    def __init__(self, block: ir.Block, pos) -> None:
-        self.block, self.pos = block, pos
-
-    def __call__(self, stmt: ir.Stmt) -> ir.Stmt:
-        stmt.pos = self.pos
-        return self.block.append(stmt)
-
-    def i32(self, value: int) -> ir.Stmt:
-        return self(ir.ConstStmt(value, types.i32))
-
-    def op(self, op: str, a: ir.Stmt, b: ir.Stmt, dtype=None) -> ir.Stmt:
-        return self(ir.BinaryOpStmt(op, a, b, dtype or a.dtype))
-
-    def within(self, block: ir.Block) -> _Builder:
-        return _Builder(block, self.pos)
-
-
 def _apply(kernel: KernelIR, loop: ir.StructForStmt, fields: list, pos) -> None:
     field = loop.field
     layout = field.layout()
@@ -184,7 +164,7 @@ def _apply(kernel: KernelIR, loop: ir.StructForStmt, fields: list, pos) -> None:
     outer.pos = loop.pos
     parent.stmts[parent.stmts.index(loop)] = outer
     outer.parent = parent
-    emit = _Builder(outer.body, pos)
+    emit = arith.BlockEmitter(outer.body, pos)
     node_index = [emit(ir.LoopIndexStmt(outer, a, types.i32)) for a in range(block_node.ndim)]
     base = [
         emit.op("mul", node_index[a], emit.i32(block[a])) if a < len(node_index) else emit.i32(0)
@@ -246,7 +226,7 @@ def _plan(loop, cached, block: list[int], pos) -> dict:
     }
 
 
-def _buffer_ptr(emit: _Builder, plan: dict, indices: list[ir.Stmt]) -> ir.Stmt:
+def _buffer_ptr(emit: arith.Emitter, plan: dict, indices: list[ir.Stmt]) -> ir.Stmt:
     """Address of buffer cell ``indices - origin`` (row-major)."""
     flat = None
     for a, index in enumerate(indices):
@@ -261,7 +241,7 @@ def _buffer_ptr(emit: _Builder, plan: dict, indices: list[ir.Stmt]) -> ir.Stmt:
     return emit(ir.PtrOffsetStmt(plan["array"], emit.op("mul", wide, size), plan["field"].dtype))
 
 
-def _in_field(emit: _Builder, field, indices: list[ir.Stmt]) -> ir.Stmt:
+def _in_field(emit: arith.Emitter, field, indices: list[ir.Stmt]) -> ir.Stmt:
     ok = None
     for index, extent in zip(indices, field.shape, strict=True):
         low = emit.op("ge", index, emit.i32(0), types.i32)
@@ -271,7 +251,7 @@ def _in_field(emit: _Builder, field, indices: list[ir.Stmt]) -> ir.Stmt:
     return ok
 
 
-def _buffer_loop(emit: _Builder, plan: dict) -> tuple[_Builder, list[ir.Stmt]]:
+def _buffer_loop(emit: arith.Emitter, plan: dict) -> tuple[arith.Emitter, list[ir.Stmt]]:
     """A serial loop over the buffer's cells; (builder in its body, global indices)."""
     loop = emit(
         ir.RangeForStmt(
@@ -286,7 +266,7 @@ def _buffer_loop(emit: _Builder, plan: dict) -> tuple[_Builder, list[ir.Stmt]]:
     return body, [body(ir.LoopIndexStmt(loop, a, types.i32)) for a in range(len(plan["shape"]))]
 
 
-def _fill(emit: _Builder, plan: dict) -> None:
+def _fill(emit: arith.Emitter, plan: dict) -> None:
     """Prologue: the buffer gets the field's values (0 outside the field)."""
     field = plan["field"]
     body, indices = _buffer_loop(emit, plan)
@@ -298,7 +278,7 @@ def _fill(emit: _Builder, plan: dict) -> None:
     then(ir.GlobalStoreStmt(slot, value))
 
 
-def _write_back(emit: _Builder, plan: dict) -> None:
+def _write_back(emit: arith.Emitter, plan: dict) -> None:
     """Epilogue: atomically add the buffer's non-zero cells to the field."""
     field = plan["field"]
     body, indices = _buffer_loop(emit, plan)
@@ -312,11 +292,7 @@ def _write_back(emit: _Builder, plan: dict) -> None:
 def _redirect(plan: dict) -> None:
     """Accesses to the field become accesses to the buffer."""
     for ptr in plan["accesses"]:
-        anchor = arith.Emitter(ptr)
-        emit = _Builder(ir.Block(), ptr.pos)
-        slot = _buffer_ptr(emit, plan, ptr.indices)
-        for stmt in emit.block.stmts:
-            anchor(stmt)
+        slot = _buffer_ptr(arith.Emitter(ptr), plan, ptr.indices)
         transform.replace_uses(ptr.parent, ptr, slot)
         for user in list(ptr.parent.stmts):
             if isinstance(user, ir.AtomicOpStmt) and user.dest is slot:

@@ -17,16 +17,37 @@ class Emitter:
 
     def __init__(self, anchor: ir.Stmt) -> None:
         self.anchor = anchor
+        self.pos = anchor.pos
+
+    def place(self, stmt: ir.Stmt) -> ir.Stmt:
+        return transform.insert_before(self.anchor, stmt)
 
     def __call__(self, stmt: ir.Stmt) -> ir.Stmt:
-        stmt.pos = self.anchor.pos
-        return transform.insert_before(self.anchor, stmt)
+        stmt.pos = self.pos
+        return self.place(stmt)
 
     def const(self, value: int, dtype=types.i64) -> ir.Stmt:
         return self(ir.ConstStmt(value, dtype))
 
-    def op(self, op: str, a: ir.Stmt, b: ir.Stmt) -> ir.Stmt:
-        return self(ir.BinaryOpStmt(op, a, b, a.dtype))
+    def i32(self, value: int) -> ir.Stmt:
+        return self.const(value, types.i32)
+
+    def op(self, op: str, a: ir.Stmt, b: ir.Stmt, dtype=None) -> ir.Stmt:
+        return self(ir.BinaryOpStmt(op, a, b, dtype or a.dtype))
+
+    def within(self, block: ir.Block) -> BlockEmitter:
+        """An emitter appending to ``block`` (an if's branch, a loop's body)."""
+        return BlockEmitter(block, self.pos)
+
+
+class BlockEmitter(Emitter):
+    """Appends statements to the end of ``block``, all at source position ``pos``."""
+
+    def __init__(self, block: ir.Block, pos) -> None:
+        self.block, self.pos = block, pos
+
+    def place(self, stmt: ir.Stmt) -> ir.Stmt:
+        return self.block.append(stmt)
 
 
 def level_coordinate(emit: Emitter, index: ir.Stmt, below: int, extent: int | None) -> ir.Stmt:
@@ -103,9 +124,7 @@ def activate(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels=
                 )
             )
             branch = emit(ir.IfStmt(clear))
-            anchor = branch.true_block.append(ir.ConstStmt(0, types.i32))
-            anchor.pos = emit.anchor.pos
-            Emitter(anchor)(ir.AtomicOpStmt("bit_or", ptr, bit))
+            emit.within(branch.true_block)(ir.AtomicOpStmt("bit_or", ptr, bit))
 
 
 def is_active(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels) -> ir.Stmt:
