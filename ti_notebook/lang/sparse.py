@@ -68,7 +68,8 @@ def active_cells(node) -> list[int]:
     return np.flatnonzero(_bits(node.builder.tree.memory, level)).tolist()
 
 
-def _sparse_subtree(node):
+def sparse_subtree(node):
+    """The pointer and bitmasked nodes of ``node``'s subtree, ``node`` included."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -96,6 +97,6 @@ def deactivate_all(node) -> None:
         else:
             for start in starts.tolist():
                 memory.zero(start, level.cell_size)
-    for sparse in _sparse_subtree(node):
+    for sparse in sparse_subtree(node):
         below = sparse.level_plan
         memory.zero(below.mask_offset, (math.prod(below.grid) + 7) // 8)

@@ -20,6 +20,7 @@ from ti_notebook.ir import transform
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.lang import types
 from ti_notebook.lang.config import Config
+from ti_notebook.lang.sparse import sparse_subtree
 from ti_notebook.passes import plan_arith as arith
 
 
@@ -116,17 +117,10 @@ def _deactivate(emit: arith.Emitter, snode, layout, indices: list[ir.Stmt]) -> N
     offset = arith.element_offset(inner, layout, indices)
     cell = inner(ir.PtrOffsetStmt(inner(ir.RootPtrStmt(layout.tree_id)), offset, types.u8))
     inner(ir.MemsetZeroStmt(cell, level.cell_size))
-    for below in _sparse_descendants(snode):
+    for below in sparse_subtree(snode):
+        if below is snode:
+            continue
         _clear_descendant_bits(inner, layout.tree_id, level, below.level_plan, indices)
-
-
-def _sparse_descendants(snode):
-    stack = list(snode.children)
-    while stack:
-        node = stack.pop()
-        if node.kind in ("pointer", "bitmasked"):
-            yield node
-        stack.extend(node.children)
 
 
 def _clear_descendant_bits(emit, tree_id: int, level, deeper, indices: list[ir.Stmt]) -> None:
