@@ -181,11 +181,9 @@ class LoopsMixin:
         level = layout.levels[depth]
         span = math.prod(deeper.num_cells for deeper in layout.levels[depth + 1 :])
         b = self.b
-        prefix = layout._prefix_below(level)
-        below = dict(zip(level.axes, level.below, strict=True))
         number = ll.Constant(c.I32, 0)
-        for a, cells in enumerate(level.grid):
-            divisor = below.get(a, prefix[a])
+        divisors = layout.cell_divisors(level)
+        for a, (cells, divisor) in enumerate(zip(level.grid, divisors, strict=True)):
             coord = indices[a] if divisor == 1 else b.udiv(indices[a], ll.Constant(c.I32, divisor))
             number = b.add(b.mul(number, ll.Constant(c.I32, cells)), coord)
         word_index = b.zext(b.lshr(number, ll.Constant(c.I32, 5)), c.I64)

@@ -119,12 +119,19 @@ class FieldLayout:
 
     def cell_index(self, level: LevelPlan, index) -> int:
         """Row-major number of the ``level`` cell holding ``index`` (its bitmask bit)."""
+        g = 0
+        divisors = self.cell_divisors(level)
+        for a, (cells, divisor) in enumerate(zip(level.grid, divisors, strict=True)):
+            g = g * cells + index[a] // divisor
+        return g
+
+    def cell_divisors(self, level: LevelPlan) -> tuple[int, ...]:
+        """Per axis of ``level.grid``, what an index is divided by to give the coordinate
+        of the ``level`` cell holding it: the cells of that axis under the level. Every
+        computation of a cell's number (Python, IR, LLVM) uses these."""
         below = dict(zip(level.axes, level.below, strict=True))
         prefix = self._prefix_below(level)
-        g = 0
-        for a, extent in enumerate(level.grid):
-            g = g * extent + index[a] // below.get(a, prefix[a])
-        return g
+        return tuple(below.get(a, prefix[a]) for a in range(len(level.grid)))
 
     def _prefix_below(self, level: LevelPlan) -> list[int]:
         """Per axis, the product of that axis's extents under ``level`` (all levels)."""

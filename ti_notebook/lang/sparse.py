@@ -55,9 +55,8 @@ def active_elements(field) -> np.ndarray:
     active = np.ones(layout.shape, dtype=bool)
     grids = np.indices(layout.shape, dtype=np.int64)
     for level in _sparse_levels(layout):
-        below = dict(zip(level.axes, level.below, strict=True))
-        prefix = layout._prefix_below(level)
-        cell = tuple(grids[a] // below.get(a, prefix[a]) for a in range(len(level.grid)))
+        divisors = layout.cell_divisors(level)
+        cell = tuple(grids[a] // divisor for a, divisor in enumerate(divisors))
         active &= _bits(memory, level)[cell]
     return active
 

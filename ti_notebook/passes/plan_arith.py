@@ -86,12 +86,11 @@ def cell_number(
     emit: Emitter, layout: FieldLayout, level: LevelPlan, indices: list[ir.Stmt]
 ) -> ir.Stmt:
     """Row-major number (u32) of the ``level`` cell holding ``indices``: its bitmask bit."""
-    prefix_below = layout._prefix_below(level)
-    below = dict(zip(level.axes, level.below, strict=True))
     number: ir.Stmt = emit.const(0, types.u32)
-    for a, extent in enumerate(level.grid):
-        coord = level_coordinate(emit, indices[a], below.get(a, prefix_below[a]), None)
-        number = emit.op("add", emit.op("mul", number, emit.const(extent, types.u32)), coord)
+    divisors = layout.cell_divisors(level)
+    for a, (cells, divisor) in enumerate(zip(level.grid, divisors, strict=True)):
+        coord = level_coordinate(emit, indices[a], divisor, None)
+        number = emit.op("add", emit.op("mul", number, emit.const(cells, types.u32)), coord)
     return number
 
 
