@@ -157,11 +157,12 @@ class CpuModuleGenerator:
         threads = int(task.config.get("parallelize") or 0)
         threads = min(threads, self.config.num_threads) if threads else self.config.num_threads
         block_dim = int(task.config.get("block_dim") or 0)
-        if block_dim > 0 and not task.config.get("one_chunk_per_thread"):
+        one_chunk_per_thread = task.config.get("one_chunk_per_thread", False)
+        if block_dim > 0 and not one_chunk_per_thread:
             grain = ll.Constant(c.I64, block_dim)
         else:
             count = b.sub(end, begin)
-            chunks = 1 if task.config.get("one_chunk_per_thread") else CHUNKS_PER_THREAD
+            chunks = 1 if one_chunk_per_thread else CHUNKS_PER_THREAD
             per = ll.Constant(c.I64, max(threads, 1) * chunks)
             auto = b.sdiv(b.add(count, b.sub(per, ll.Constant(c.I64, 1))), per)
             has_loops = any(

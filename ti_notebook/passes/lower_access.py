@@ -80,21 +80,17 @@ def _mark_streaming_stores(kernel: KernelIR) -> None:
     for task in kernel.tasks():
         if task.kind != "struct_for":
             continue
-        read = {
-            s.ptr.field
-            for s in task.walk_all()
-            if isinstance(s, ir.GlobalLoadStmt) and isinstance(s.ptr, ir.GlobalPtrStmt)
-        }
-        read |= {
-            s.dest.field
-            for s in task.walk_all()
-            if isinstance(s, ir.AtomicOpStmt) and isinstance(s.dest, ir.GlobalPtrStmt)
-        }
-        for store in task.walk_all():
-            if not (
-                isinstance(store, ir.GlobalStoreStmt) and isinstance(store.ptr, ir.GlobalPtrStmt)
-            ):
+        read, stores = set(), []
+        for s in task.walk_all():
+            target = s.ptr if isinstance(s, (ir.GlobalLoadStmt, ir.GlobalStoreStmt)) else None
+            target = s.dest if isinstance(s, ir.AtomicOpStmt) else target
+            if not isinstance(target, ir.GlobalPtrStmt):
                 continue
+            if isinstance(s, ir.GlobalStoreStmt):
+                stores.append(s)
+            else:
+                read.add(target.field)
+        for store in stores:
             field = store.ptr.field
             levels = field.layout().levels
             if not levels:

@@ -157,8 +157,10 @@ def trees_now(locators: list, templates: dict, dependency_values: list) -> list[
     return trees
 
 
+@functools.cache
 def target_description() -> dict:
-    """What the object code depends on besides the kernel: versions and the CPU."""
+    """What the object code depends on besides the kernel: versions and the CPU (fixed
+    for the process, so computed once)."""
     import llvmlite
     import llvmlite.binding as llvm
 
