@@ -28,33 +28,11 @@ Taichi 1.7.4 facts relied on (observed):
 
 import numpy as np
 import pytest
+from snode_helpers import visit_counter
 
 import ti_notebook as ti
 
 pytestmark = pytest.mark.cpu
-
-
-def _counter(f):
-    """Kernel: how many cells a struct-for over ``f`` visits (f is 1-D..2-D)."""
-    if len(f.shape) == 1:
-
-        @ti.kernel
-        def count() -> ti.i32:
-            n = 0
-            for _i in f:
-                n += 1
-            return n
-
-    else:
-
-        @ti.kernel
-        def count() -> ti.i32:
-            n = 0
-            for _i, _j in f:
-                n += 1
-            return n
-
-    return count
 
 
 def _pointer_dense():
@@ -91,7 +69,7 @@ def test_pointer_dense_write_activates_blocks():
     assert blk.shape == (8, 8)
     assert x.snode.parent().shape == (32, 32)
     assert x.snode.parent(2) == blk
-    count = _counter(x)
+    count = visit_counter(x)
 
     assert count() == 0
     np.testing.assert_array_equal(x.to_numpy(), np.zeros((32, 32), np.int32))
@@ -137,7 +115,7 @@ def test_is_active_reports_written_blocks():
 
 def test_pointer_reading_inactive_gives_zero_and_does_not_activate():
     x, blk = _pointer_dense()
-    count = _counter(x)
+    count = visit_counter(x)
     x[1, 2] = 5  # Python-scope write activates block (0, 0)
     assert count() == 16
 
@@ -223,7 +201,7 @@ def test_struct_for_over_pointer_node_visits_blocks():
 
 def test_pointer_deactivate_all():
     x, blk = _pointer_dense()
-    count = _counter(x)
+    count = visit_counter(x)
     for i, j in [(0, 0), (5, 9), (31, 0), (20, 20)]:
         x[i, j] = 9
     assert count() == 4 * 16
@@ -245,7 +223,7 @@ def test_pointer_deactivate_all():
 
 def test_activate_and_deactivate_in_kernels():
     x, blk = _pointer_dense()
-    count = _counter(x)
+    count = visit_counter(x)
     mask = _active_mask_2d(blk, 8)
 
     @ti.kernel
@@ -301,7 +279,7 @@ def test_is_active_in_a_struct_for_over_the_field():
 
 def test_pointer_fill_from_numpy_touch_only_active_cells():
     x, _ = _pointer_dense()
-    count = _counter(x)
+    count = visit_counter(x)
     x[5, 6] = 1  # block (1, 1)
     x[30, 0] = 2  # block (7, 0)
     x.fill(9)
@@ -323,31 +301,13 @@ def test_pointer_fill_from_numpy_touch_only_active_cells():
         x.from_numpy(np.zeros((32, 16), np.int32))
 
 
-def test_bitmasked_fill_and_from_numpy_touch_only_active_cells():
-    y = ti.field(ti.f32)
-    bm = ti.root.bitmasked(ti.i, 16)
-    bm.place(y)
-    count = _counter(y)
-    y[3] = 1.5
-    y[10] = 2.0
-    y.fill(4)
-    assert count() == 2
-    expect = np.zeros(16, np.float32)
-    expect[[3, 10]] = 4
-    np.testing.assert_array_equal(y.to_numpy(), expect)
-    y.from_numpy(np.arange(16, dtype=np.float32) + 1)
-    assert count() == 2
-    expect[[3, 10]] = [4, 11]
-    np.testing.assert_array_equal(y.to_numpy(), expect)
-
-
 def test_sparse_aos_cell_shares_activation():
     x = ti.field(ti.i32)
     y = ti.field(ti.f32)
     ptr = ti.root.pointer(ti.i, 4)
     ptr.dense(ti.i, 4).place(x, y)
     assert x.shape == y.shape == (16,)
-    count_y = _counter(y)
+    count_y = visit_counter(y)
     x[5] = 1  # activates the block holding x[4..7] and y[4..7]
     assert count_y() == 4
     y[6] = 2.5
@@ -378,7 +338,7 @@ def test_nested_pointers():
     q, p1, p2, write = _nested_pointers()
     assert q.shape == (32,)
     assert p2.shape == (16,)
-    count = _counter(q)
+    count = visit_counter(q)
     write()
     assert count() == 4 * 2  # four active leaf blocks of 2 cells
     expect_arr = np.zeros(32, np.int32)
@@ -418,187 +378,3 @@ def test_nested_pointers_is_active_per_level():
     write()
     p1.deactivate_all()
     assert [active(k) for k in range(16)] == [0] * 16
-
-
-# --------------------------------------------------------------------------------------
-# bitmasked
-# --------------------------------------------------------------------------------------
-
-
-def test_bitmasked_per_cell_activation():
-    y = ti.field(ti.f32)
-    bm = ti.root.bitmasked(ti.i, 16)
-    bm.place(y)
-    assert y.shape == (16,)
-    assert y.snode.parent() == bm
-    count = _counter(y)
-
-    @ti.kernel
-    def write():
-        y[3] = 1.5
-        y[10] = 2.0
-
-    @ti.kernel
-    def total() -> ti.f32:
-        s = 0.0
-        for i in y:
-            s += y[i]
-        return s
-
-    assert count() == 0
-    write()
-    assert count() == 2
-    assert total() == 3.5
-    assert y[4] == 0.0  # never written: 0
-    np.testing.assert_array_equal(
-        y.to_numpy(), np.array([0, 0, 0, 1.5] + [0] * 6 + [2.0] + [0] * 5, np.float32)
-    )
-    y[15] = 4.0  # Python write activates
-    assert count() == 3
-    assert total() == 7.5
-
-    bm.deactivate_all()
-    assert count() == 0
-    np.testing.assert_array_equal(y.to_numpy(), np.zeros(16, np.float32))
-
-
-def test_bitmasked_is_active_activate_deactivate():
-    y = ti.field(ti.f32)
-    bm = ti.root.bitmasked(ti.i, 16)
-    bm.place(y)
-    count = _counter(y)
-
-    @ti.kernel
-    def active(i: ti.i32) -> ti.i32:
-        return ti.is_active(bm, i) + ti.is_active(bm, [i]) * 10
-
-    @ti.kernel
-    def deactivate(i: ti.i32):
-        ti.deactivate(bm, i)
-
-    @ti.kernel
-    def activate(i: ti.i32):
-        ti.activate(bm, [i])
-
-    y[3] = 1.5
-    y[10] = 2.0
-    assert [i for i in range(16) if active(i)] == [3, 10]
-    assert active(3) == 11
-
-    deactivate(3)
-    assert count() == 1
-    assert active(3) == 0
-    assert y.to_numpy()[3] == 0.0  # inactive cells read as 0 in to_numpy
-    activate(7)
-    assert count() == 2
-    assert active(7) == 11
-    assert y[7] == 0.0
-    bm.deactivate_all()
-    assert [i for i in range(16) if active(i)] == []
-
-
-def test_bitmasked_2d_with_dense_children():
-    z = ti.field(ti.i32)
-    bm = ti.root.bitmasked(ti.ij, (4, 4))
-    bm.dense(ti.ij, (2, 2)).place(z)
-    assert z.shape == (8, 8)
-    count = _counter(z)
-
-    @ti.kernel
-    def write():
-        z[0, 0] = 1
-        z[7, 7] = 2
-        z[7, 6] = 3
-        z[2, 5] = 4
-
-    write()
-    assert count() == 3 * 4  # 3 active bits x 2x2 cells
-    expect = np.zeros((8, 8), np.int32)
-    expect[0, 0], expect[7, 7], expect[7, 6], expect[2, 5] = 1, 2, 3, 4
-    np.testing.assert_array_equal(z.to_numpy(), expect)
-
-
-def test_pointer_over_bitmasked():
-    q = ti.field(ti.i32)
-    ptr = ti.root.pointer(ti.i, 4)
-    bits = ptr.bitmasked(ti.i, 4)
-    bits.place(q)
-    count = _counter(q)
-
-    @ti.kernel
-    def write():
-        q[1] = 1
-        q[2] = 1
-        q[9] = 1
-
-    write()
-    assert count() == 3  # only the set bits, not whole pointer blocks
-    np.testing.assert_array_equal(q.to_numpy(), np.isin(np.arange(16), [1, 2, 9]).astype(np.int32))
-    ptr.deactivate_all()
-    assert count() == 0
-
-    @ti.kernel
-    def active(i: ti.i32) -> ti.i32:
-        return ti.is_active(ptr, i // 4) * 10 + ti.is_active(bits, i)
-
-    write()
-    got = [active(i) for i in range(16)]
-    expect = [10 * (i // 4 in (0, 2)) + (i in (1, 2, 9)) for i in range(16)]
-    assert got == expect
-
-
-# --------------------------------------------------------------------------------------
-# The BLS example's sparse field (seed 001)
-# --------------------------------------------------------------------------------------
-
-
-def test_bls_example_sparse_field_written_and_summed():
-    a = ti.field(ti.f32)
-    # `a` has a block size of 4x4
-    ti.root.pointer(ti.ij, 32).dense(ti.ij, 4).place(a)
-    # (the page's `b = ti.field(ti.f32)` is left out: Taichi refuses to run any kernel
-    # while a declared field is not placed)
-    assert a.shape == (128, 128)
-
-    @ti.kernel
-    def write():
-        for k in range(10):
-            a[k * 13, (k * 29) % 128] = k + 0.5
-        a[127, 127] = 100.0
-
-    @ti.kernel
-    def total() -> ti.f32:
-        s = 0.0
-        for i, j in a:
-            s += a[i, j]
-        return s
-
-    @ti.kernel
-    def stencil_like() -> ti.f32:
-        # reads neighbours, inactive ones included, as the BLS example's loop does
-        s = 0.0
-        for i, j in a:
-            if i > 0 and j < 126:
-                s += a[i - 1, j] + a[i, j + 2]
-        return s
-
-    write()
-    cells = {(k * 13, (k * 29) % 128): k + 0.5 for k in range(10)}
-    cells[(127, 127)] = 100.0
-    expect = np.zeros((128, 128), np.float32)
-    for (i, j), v in cells.items():
-        expect[i, j] = v
-    assert total() == pytest.approx(float(expect.sum()))
-    np.testing.assert_array_equal(a.to_numpy(), expect)
-    blocks = {(i // 4, j // 4) for i, j in cells}
-    count = _counter(a)
-    assert count() == len(blocks) * 16
-
-    ref = 0.0
-    for bi, bj in blocks:
-        for i in range(bi * 4, bi * 4 + 4):
-            for j in range(bj * 4, bj * 4 + 4):
-                if i > 0 and j < 126:
-                    ref += expect[i - 1, j] + expect[i, j + 2]
-    assert stencil_like() == pytest.approx(ref)
-    assert count() == len(blocks) * 16  # the neighbour reads activated nothing
