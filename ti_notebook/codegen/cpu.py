@@ -124,7 +124,7 @@ class CpuModuleGenerator:
             starts = [emitter.v(s) for s in task.starts]
             emitter.counted_loop(task.loop, begin, end, extents, starts, task.body)
         emitter.block(task.epilogue)
-        if any(getattr(s, "nontemporal", False) for s in task.walk_all()):
+        if any(isinstance(s, ir.GlobalStoreStmt) and s.nontemporal for s in task.walk_all()):
             # non-temporal stores are weakly ordered: make them visible before the chunk
             # reports done, so the next task (or Python) reads them
             fence = emitter.declare("llvm.x86.sse.sfence", c.VOID, [])

@@ -183,7 +183,7 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
 
     def emit_GlobalStore(self, s: ir.GlobalStoreStmt):
         store = self.b.store(self.v(s.value), self.v(s.ptr), align=s.value.dtype.size)
-        if getattr(s, "nontemporal", False):
+        if s.nontemporal:
             one = self.module.add_metadata([ll.Constant(c.I32, 1)])
             store.set_metadata("nontemporal", one)
 

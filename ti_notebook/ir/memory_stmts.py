@@ -81,6 +81,7 @@ class GlobalStoreStmt(Stmt):
     def __init__(self, ptr: Stmt, value: Stmt) -> None:
         super().__init__(None)
         self.ptr, self.value = ptr, value
+        self.nontemporal = False  # bypass the cache (passes/lower_access.py decides)
 
 
 class AtomicOpStmt(Stmt):
