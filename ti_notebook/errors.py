@@ -106,5 +106,12 @@ class TiRuntimeError(TiError, RuntimeError):
     """The runtime could not do what was asked (destroyed field, no device, ...)."""
 
 
+class TiPrecisionWarning(UserWarning):
+    """A value stored where its type cannot hold it exactly (a float into an int local).
+
+    Shown once per source line, at the line of the kernel that stores it.
+    """
+
+
 class TiValueError(TiError, ValueError):
     """A value of the right type but a wrong shape or range (``from_numpy`` shapes...)."""

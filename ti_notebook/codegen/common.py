@@ -30,8 +30,9 @@ CTX_ERROR = 16
 CTX_ERROR_ARGS = 24  # ERROR_ARG_SLOTS x i64
 ERROR_ARG_SLOTS = 8
 CTX_RETURN = 88
-CTX_SEED = 96
-CTX_ARGS = 104
+CTX_STREAM = 96  # the kernel's random stream, set once (runtime/random_streams.py)
+CTX_LAUNCH = 104  # the launch number, packed with the arguments at every launch
+CTX_ARGS = 112
 
 FAST_FLAGS = ("reassoc", "nsz", "arcp", "contract", "afn")
 
@@ -162,6 +163,13 @@ class Arithmetic:
             if not dtype.is_signed:
                 result = b.udiv(a, safe) if op != "mod" else b.urem(a, safe)
                 return b.select(is_zero, zero, result)
+            # INT_MIN // -1 overflows (x86 traps on it): divide by 1 instead, so the
+            # quotient wraps to INT_MIN and the remainder is 0, two's complement results.
+            minimum = ll.Constant(t, -(1 << (dtype.bits - 1)))
+            overflow = b.and_(
+                b.icmp_signed("==", a, minimum), b.icmp_signed("==", c, ll.Constant(t, -1))
+            )
+            safe = b.select(overflow, one, safe)
             q, r = b.sdiv(a, safe), b.srem(a, safe)
             # Python rounds toward -inf: adjust when the remainder's sign differs.
             adjust = b.and_(

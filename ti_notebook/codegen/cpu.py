@@ -116,6 +116,8 @@ class CpuModuleGenerator:
         emitter.block(task.prologue)
         b = emitter.b
         begin, end = b.trunc(begin64, c.I32), b.trunc(end64, c.I32)
+        if task.snapshot is not None:
+            emitter.snapshot = (task.field.layout().tree_id, self.snapshot_root(emitter, task))
         if task.kind == "struct_for":
             layout = task.field.layout()
             emitter.counted_loop(task.loop, begin, end, None, None, task.body, layout=layout)
@@ -150,8 +152,46 @@ class CpuModuleGenerator:
                 self.launch(emitter, task, task_functions[task.id])
         emitter.finish()
 
+    def snapshot_buffer(self, task: ir.OffloadedStmt) -> ll.GlobalVariable:
+        """The module's copy of ``task``'s activity bitmasks (launches run one at a time,
+        so one copy per task is enough)."""
+        name = f"{self.prefix}_snapshot{task.id}"
+        existing = self.module.globals.get(name)
+        if existing is not None:
+            return existing
+        buffer_type = ll.ArrayType(c.I8, task.snapshot[1])
+        buffer = ll.GlobalVariable(self.module, buffer_type, name)
+        buffer.linkage = "internal"
+        buffer.initializer = ll.Constant(buffer_type, None)
+        buffer.align = 64
+        return buffer
+
+    def snapshot_root(self, emitter: FunctionEmitter, task: ir.OffloadedStmt) -> ll.Value:
+        """A base such that base + mask_offset reads the copy: copy - start."""
+        start = task.snapshot[0]
+        buffer = self.snapshot_buffer(task)
+        return emitter.entry_builder.gep(
+            buffer, [ll.Constant(c.I64, -start)], source_etype=c.I8, inbounds=False
+        )
+
+    def take_snapshot(self, emitter: FunctionEmitter, task: ir.OffloadedStmt) -> None:
+        start, size = task.snapshot
+        b = emitter.b
+        source = b.gep(
+            emitter.root(task.field.layout().tree_id),
+            [ll.Constant(c.I64, start)],
+            source_etype=c.I8,
+        )
+        copy = emitter.declare("llvm.memcpy.p0.p0.i64", c.VOID, [c.PTR, c.PTR, c.I64, c.I1])
+        b.call(
+            copy,
+            [self.snapshot_buffer(task), source, ll.Constant(c.I64, size), ll.Constant(c.I1, 0)],
+        )
+
     def launch(self, emitter: FunctionEmitter, task: ir.OffloadedStmt, task_fn) -> None:
         b = emitter.b
+        if task.snapshot is not None:
+            self.take_snapshot(emitter, task)
         begin = self.bound(emitter, task.begin)
         end = self.bound(emitter, task.end)
         threads = int(task.config.get("parallelize") or 0)

@@ -35,6 +35,7 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
         self.loop_linear: dict[int, ll.Value] = {}
         self.loop_targets: list[tuple[ll.Block, ll.Block]] = []  # (continue, break)
         self.rng_state: ll.Value | None = None
+        self.snapshot: tuple[int, ll.Value] | None = None  # (tree, base of the bitmask copy)
         self.rng_seed = rng_seed
 
     def finish(self) -> None:
@@ -156,7 +157,14 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
         self.b.store(self.v(s.value), self.v(s.alloca))
 
     def emit_RootPtr(self, s: ir.RootPtrStmt):
-        return self.root(s.tree_id)
+        return self.mask_root(s.tree_id) if s.snapshot else self.root(s.tree_id)
+
+    def mask_root(self, tree_id: int) -> ll.Value:
+        """Where this function reads ``tree_id``'s activity bits: the task's copy taken at
+        its start when it has one, else the tree itself."""
+        if self.snapshot is not None and self.snapshot[0] == tree_id:
+            return self.snapshot[1]
+        return self.root(tree_id)
 
     def emit_TempPtr(self, s: ir.TempPtrStmt):
         return self.b.gep(self.temps(), [ll.Constant(c.I64, s.offset)], source_etype=c.I8)

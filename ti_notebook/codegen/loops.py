@@ -190,7 +190,7 @@ class LoopsMixin:
         offset = b.add(
             b.mul(word_index, ll.Constant(c.I64, 4)), ll.Constant(c.I64, level.mask_offset)
         )
-        word_ptr = b.gep(self.root(layout.tree_id), [offset], source_etype=c.I8)
+        word_ptr = b.gep(self.mask_root(layout.tree_id), [offset], source_etype=c.I8)
         word = b.load(word_ptr, typ=c.I32)
         bit = b.shl(ll.Constant(c.I32, 1), b.and_(number, ll.Constant(c.I32, 31)))
         active = b.icmp_unsigned("!=", b.and_(word, bit), ll.Constant(c.I32, 0))

@@ -1,7 +1,8 @@
 """``ti.block_local(*fields)``: asks ``make_block_local`` to cache fields per block.
 
-It must be the first thing in the body of a struct-for over a field (Taichi's rule);
-the pass (``passes/make_block_local.py``) does the rest.
+It is written on the line before a struct-for over a field (the form Taichi's
+documentation shows) or as the first line of its body; the pass
+(``passes/make_block_local.py``) does the rest.
 """
 
 from __future__ import annotations
@@ -34,14 +35,42 @@ def _block_local(tracer, node: ast.Call):
             )
     loops = tracer.state.loops
     innermost = loops[-1][0] if loops else None
-    if not isinstance(innermost, ir.StructForStmt) or not isinstance(innermost.field, Field):
-        raise tracer.error(
-            TiSyntaxError,
-            node,
-            "ti.block_local() must be inside a struct-for over a field",
-            "write it as the first line of `for i, j in x:`",
-        )
-    tracer.builder.emit(ir.BlockLocalStmt(fields))
+    if isinstance(innermost, ir.StructForStmt) and isinstance(innermost.field, Field):
+        tracer.builder.emit(ir.BlockLocalStmt(fields))
+        return
+    # As in Taichi's documentation: written before a loop, it applies to the next one.
+    tracer.state.pending_block_local = (fields, tracer.source.pos(node, tracer.state.name))
+
+
+def attach_pending(state, loop: ir.Stmt, builder) -> None:
+    """Emits a ``ti.block_local`` written before ``loop`` as the loop body's first
+    statement; called as each loop's body starts."""
+    pending = state.pending_block_local
+    if pending is None:
+        return
+    state.pending_block_local = None
+    fields, pos = pending
+    if not isinstance(loop, ir.StructForStmt) or not isinstance(loop.field, Field):
+        raise _misplaced(pos)
+    stmt = builder.emit(ir.BlockLocalStmt(fields))
+    stmt.pos = pos
+
+
+def check_none_pending(state) -> None:
+    """At the end of a kernel: a ``ti.block_local`` with no loop after it is an error."""
+    if state.pending_block_local is not None:
+        _fields, pos = state.pending_block_local
+        state.pending_block_local = None
+        raise _misplaced(pos)
+
+
+def _misplaced(pos) -> TiSyntaxError:
+    return TiSyntaxError(
+        "ti.block_local() applies to a struct-for over a field, written on the line "
+        "before the loop or as the loop's first line",
+        pos,
+        "e.g. ti.block_local(a) followed by `for i, j in a:`",
+    )
 
 
 HANDLERS = {ops.block_local: _block_local}

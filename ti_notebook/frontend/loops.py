@@ -11,11 +11,14 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend import local_storage
 from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops, types
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.snode import SNode
+
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
 
 
 class LoopsMixin:
@@ -97,6 +100,14 @@ class LoopsMixin:
         if isinstance(value, ir.Stmt):
             return self.builder.cast(value, types.i32)
         if isinstance(value, int):
+            if not _I32_MIN <= value <= _I32_MAX:
+                raise self.error(
+                    TiTypeError,
+                    node,
+                    f"loop bound {value} does not fit the loop's index type i32",
+                    "loop indices are 32-bit, as in Taichi: split the range into an outer "
+                    "and an inner loop (e.g. ti.ndrange) or loop over a smaller range",
+                )
             return value
         self.check_scalar(value, node)
         return value
@@ -130,6 +141,7 @@ class LoopsMixin:
             start, stop = bounds[0]
             loop = ir.RangeForStmt(b.value(start, types.i32), b.value(stop, types.i32), config)
         else:
+            self.check_iteration_count(bounds, node.iter)
             extents, starts = [], []
             for start, stop in bounds:
                 extent = b.binary("sub", stop, start)
@@ -142,6 +154,21 @@ class LoopsMixin:
             loop = ir.RangeForStmt(b.const(0, types.i32), b.value(total, types.i32), config)
             loop.extents, loop.starts = extents, starts
         self.emit_loop(node, loop, names, len(bounds))
+
+    def check_iteration_count(self, bounds, node: ast.AST) -> None:
+        """An ndrange runs one flat i32 counter: its constant product must fit."""
+        if not all(isinstance(v, int) for pair in bounds for v in pair):
+            return
+        total = 1
+        for start, stop in bounds:
+            total *= max(stop - start, 0)
+        if total > _I32_MAX:
+            raise self.error(
+                TiTypeError,
+                node,
+                f"this loop runs {total} iterations, more than its i32 counter holds",
+                "split it into an outer loop and an inner serial loop",
+            )
 
     def emit_struct_for(self, node, field: Field | SNode, config, grouped) -> None:
         names = self.loop_targets(node, field.ndim, grouped)
@@ -166,6 +193,7 @@ class LoopsMixin:
                 else:
                     for name, index in zip(names, indices, strict=True):
                         self.bind(name, LoopIndex(index))
+                local_storage.attach_pending(self.state, loop, b)
                 self.run_block(node.body)
         finally:
             self.pop_scope()

@@ -23,6 +23,7 @@ METHODS = {
     "dot",
     "norm",
     "norm_sqr",
+    "norm_inv",
     "normalized",
     "outer_product",
     "transpose",
@@ -33,6 +34,9 @@ METHODS = {
     "min",
     "cast",
 }
+
+
+_EPS_METHODS = {"norm", "norm_inv", "normalized"}
 
 
 @dataclasses.dataclass
@@ -187,22 +191,26 @@ class MatricesMixin:
         shape = (len(left),) if len(b.shape) == 1 else (len(left), len(right[0]))
         return Vector(out, shape)
 
-    def call_method(self, method: BoundMethod, args: list, node):
+    def call_method(self, method: BoundMethod, args: list, node, keywords: dict | None = None):
         v, b, name = method.value, self.builder, method.name
+        if name in _EPS_METHODS:
+            (eps,) = self.method_arguments(name, args, keywords or {}, ("eps",), (0,), node)
+            # Taichi's definitions: norm = sqrt(|v|^2 + eps), normalized = v / (norm + eps)
+            squared = self.sum_items([b.binary("mul", x, x) for x in v])
+            if name == "norm_inv":
+                return b.binary("truediv", 1.0, b.unary("sqrt", b.binary("add", squared, eps)))
+            norm = b.unary("sqrt", b.binary("add", squared, eps))
+            if name == "norm":
+                return norm
+            inv = b.binary("truediv", 1.0, b.binary("add", norm, eps))
+            return Vector([b.binary("mul", x, inv) for x in v], v.shape)
+        if keywords:
+            raise self.error(TiTypeError, node, f"{name}() takes no keyword arguments")
         if name == "dot":
             (w,) = args
             return self.sum_items([b.binary("mul", x, y) for x, y in zip(v, w, strict=True)])
         if name == "norm_sqr":
             return self.sum_items([b.binary("mul", x, x) for x in v])
-        if name == "norm":
-            return b.unary("sqrt", self.sum_items([b.binary("mul", x, x) for x in v]))
-        if name == "normalized":
-            inv = b.binary(
-                "truediv",
-                1.0,
-                b.unary("sqrt", self.call_method(BoundMethod(v, "norm_sqr"), [], node)),
-            )
-            return Vector([b.binary("mul", x, inv) for x in v], v.shape)
         if name == "outer_product":
             (w,) = args
             return Vector([b.binary("mul", x, y) for x in v for y in w], (len(v), len(w)))
@@ -240,6 +248,21 @@ class MatricesMixin:
                 raise self.error(TiTypeError, node, f"cast() needs a type, got {dtype!r}")
             return Vector([b.cast(x, resolved) for x in v], v.shape)
         raise self.error(TiSyntaxError, node, f"unknown method '{name}'")
+
+    def method_arguments(self, name, args, keywords, names, defaults, node) -> list:
+        """``args``/``keywords`` of a vector method bound to ``names`` (with defaults)."""
+        unknown = sorted(set(keywords) - set(names))
+        if unknown or len(args) > len(names):
+            raise self.error(
+                TiTypeError, node, f"{name}() takes ({', '.join(names)}), got {unknown or args}"
+            )
+        values = list(args) + list(defaults[len(args) :])
+        for k, key in enumerate(names):
+            if key in keywords:
+                if k < len(args):
+                    raise self.error(TiTypeError, node, f"{name}() got '{key}' twice")
+                values[k] = keywords[key]
+        return values
 
     def sum_items(self, items: list):
         total = items[0]

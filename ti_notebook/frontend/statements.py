@@ -8,8 +8,9 @@ declared inside a block is gone after the block ends.
 from __future__ import annotations
 
 import ast
+import warnings
 
-from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import is_matrix_field
 from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Slots, Vector, VectorVariable
@@ -211,9 +212,34 @@ class StatementsMixin:
             raise self.error(TiTypeError, node, "cannot store a vector into a scalar")
         self.check_scalar(value, node)
         if isinstance(slot, ir.AllocaStmt):
+            self.warn_if_narrowing(value, slot, node)
             b.emit(ir.LocalStoreStmt(slot, b.cast(value, slot.dtype)))
         else:
             b.emit(ir.GlobalStoreStmt(slot, b.cast(value, slot.dtype)))
+
+    def warn_if_narrowing(self, value, slot: ir.AllocaStmt, node: ast.expr) -> None:
+        """Taichi's precision warning: a float stored into an integer local (or a wider
+        float into a narrower one) loses digits; the local keeps its first type."""
+        target = slot.dtype
+        if isinstance(value, float):
+            lossy = not target.is_float and not value.is_integer()
+            source = "a float"
+        elif isinstance(value, ir.Stmt) and value.dtype is not None and value.dtype.is_float:
+            lossy = not target.is_float or value.dtype.bits > target.bits
+            source = str(value.dtype)
+        else:
+            return
+        if not lossy:
+            return
+        pos = self.source.pos(node, self.state.name)
+        warnings.warn_explicit(
+            f"kernel '{self.state.name}': assigning {source} to the {target} local "
+            f"'{getattr(slot, 'name', '')}' may lose precision; a local keeps the type of "
+            f"its first value (write ti.cast(..., {target}), or start it as a float)",
+            TiPrecisionWarning,
+            pos.filename,
+            pos.lineno,
+        )
 
     def atomic_update(self, op: str, slot, value, node: ast.expr):
         """An atomic ``op`` on an lvalue; the old value (a Vector for Slots)."""

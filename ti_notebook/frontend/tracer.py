@@ -49,6 +49,7 @@ class KernelState:
     depth: int = 0  # enclosing non-static blocks; 0 = the kernel's top level
     loops: list = dataclasses.field(default_factory=list)  # (stmt, parallel) innermost last
     pending_loop_config: dict = dataclasses.field(default_factory=dict)
+    pending_block_local: tuple | None = None  # (fields, pos) of a ti.block_local before a loop
     returned: bool = False
     inline_depth: int = 0
 

@@ -155,6 +155,10 @@ class OffloadedStmt(Stmt):
         self.end: Stmt | int = 0
         self.field: Any = None
         self.loop: Stmt | None = None  # the for statement this task came from
+        # struct-fors whose body may change the activity of the cells they visit: the
+        # (start, bytes) of the tree's bitmasks, copied when the task starts, so the loop
+        # visits the cells active at its start (Taichi's semantics)
+        self.snapshot: tuple[int, int] | None = None
         # ndrange axes of the loop, as values available inside the task
         self.extents: list[Stmt] = []
         self.starts: list[Stmt] = []

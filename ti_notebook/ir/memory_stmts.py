@@ -41,11 +41,16 @@ class ExternalPtrStmt(Stmt):
 
 
 class RootPtrStmt(Stmt):
-    """Base address of SNode tree ``tree_id`` (after lowering)."""
+    """Base address of SNode tree ``tree_id`` (after lowering).
 
-    def __init__(self, tree_id: int) -> None:
+    ``snapshot``: inside a struct-for task that copied its activity bitmasks at its start
+    (``OffloadedStmt.snapshot``), the base that reads them from that copy.
+    """
+
+    def __init__(self, tree_id: int, snapshot: bool = False) -> None:
         super().__init__(None)
         self.tree_id = tree_id
+        self.snapshot = snapshot
 
 
 class TempPtrStmt(Stmt):

@@ -172,7 +172,7 @@ def _load(store: CacheStore, key: str, request: CompileRequest, started: float, 
     compiled = CompiledKernel(
         request.name,
         address,
-        runtime_layout(request.params),
+        runtime_layout(request.params, header["report"].get("written_arguments", [])),
         request.return_type,
         header["prints"],
         asserts,

@@ -20,6 +20,7 @@ import dataclasses
 import time
 
 from ti_notebook.codegen.cpu import CpuModuleGenerator
+from ti_notebook.frontend import local_storage
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.frontend.tracer import FunctionTracer, new_state
 from ti_notebook.frontend.values import NdarrayArg
@@ -98,19 +99,34 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
             tracer.bind(param.name, arg)
             slot += 1
     tracer.run_block(request.source.function_def.body)
+    local_storage.check_none_pending(state)
     kernel = KernelIR(request.name, b.blocks[0], request.return_type)
     return kernel, {"captured": state.captured, "funcs": state.reached_funcs}
 
 
-def runtime_layout(params: list[Param]) -> ArgLayout:
+def runtime_layout(params: list[Param], written: list[str] = ()) -> ArgLayout:
+    """The launch-time argument layout; ``written`` names the ndarrays the code stores
+    into (a read-only NumPy array passed there is refused before launching)."""
     slots = []
     for p in params:
         if p.kind == "ndarray":
-            slots.append(ArgSlot(p.name, "ndarray", p.dtype, p.ndim))
+            slots.append(ArgSlot(p.name, "ndarray", p.dtype, p.ndim, p.name in written))
         elif p.kind == "scalar":
             kind = "float" if p.dtype.is_float else "int" if p.dtype.is_signed else "uint"
             slots.append(ArgSlot(p.name, kind, p.dtype, 0))
     return ArgLayout(slots)
+
+
+def written_arguments(block: ir.Block, params: list[Param]) -> list[str]:
+    """The names of the ndarray arguments the kernel stores into (plainly or atomically)."""
+    slots = [p.name for p in params if p.kind != "template"]
+    written = set()
+    for stmt in block.walk():
+        target = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else None
+        target = stmt.dest if isinstance(stmt, ir.AtomicOpStmt) else target
+        if isinstance(target, ir.ExternalPtrStmt):
+            written.add(slots[target.arg_index])
+    return sorted(written)
 
 
 def compile_kernel(request: CompileRequest, hooks=None) -> tuple[CompiledKernel, Stages, dict]:
@@ -122,10 +138,11 @@ def compile_kernel(request: CompileRequest, hooks=None) -> tuple[CompiledKernel,
     """
     started = time.perf_counter()
     kernel, inputs = trace(request)
+    kernel.report["written_arguments"] = written_arguments(kernel.block, request.params)
     ir_text = format_block(kernel.block)
     pipeline.run(kernel, request.config)
     ir_optimized = format_block(kernel.block)
-    layout = runtime_layout(request.params)
+    layout = runtime_layout(request.params, kernel.report["written_arguments"])
     prefix = hooks.prefix(inputs) if hooks is not None else None
     generator = CpuModuleGenerator(kernel, request.config, layout.offsets, prefix)
     llvm_text = generator.generate()

@@ -12,7 +12,7 @@ import dataclasses
 import os
 import warnings
 
-from ti_notebook.lang import types
+from ti_notebook.lang import types, validate
 
 
 class Arch(str):
@@ -112,6 +112,11 @@ def make_config(arch: str | None = None, **options) -> Config:
     unknown = sorted(set(options) - names)
     if unknown:
         raise TypeError(f"ti.init() got unknown option(s) {unknown}; known: {sorted(names)}")
+    defaults = Config()
+    for name, value in options.items():
+        default = getattr(defaults, name)
+        if not isinstance(default, types.DataType):  # dtypes are checked below
+            options[name] = validate.option(name, value, type(default))
     config = Config(**options)
     config.arch = _resolve_arch(arch)
     policies = ("never", "version", "lru", "fifo")

@@ -26,6 +26,7 @@ from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
 from ti_notebook.lang import types
 from ti_notebook.lang.plan import FieldLayout
+from ti_notebook.lang.validate import extents
 
 _live_trees: weakref.WeakSet = weakref.WeakSet()
 
@@ -33,12 +34,7 @@ _live_trees: weakref.WeakSet = weakref.WeakSet()
 def normalize_shape(shape) -> tuple[int, ...]:
     if shape is None or shape == ():
         return ()
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    shape = tuple(int(s) for s in shape)
-    if any(s <= 0 for s in shape):
-        raise TiValueError(f"field shape {shape} must have positive extents")
-    return shape
+    return extents(shape, "field shape")
 
 
 def _wrap(value: int, dtype: types.DataType) -> int:

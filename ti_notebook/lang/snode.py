@@ -21,6 +21,7 @@ from ti_notebook.errors import TiRuntimeError, TiTypeError, TiValueError
 from ti_notebook.lang import plan as _plan
 from ti_notebook.lang import snode_layout as _layout
 from ti_notebook.lang.memory import allocate_tree
+from ti_notebook.lang.validate import extents
 
 
 class Axis:
@@ -66,9 +67,10 @@ class SNode:
         self.builder._check_open()
         axes = _axes(axes)
         dims = dimensions if isinstance(dimensions, (tuple, list)) else (dimensions,) * len(axes)
-        if len(dims) != len(axes) or any(int(d) <= 0 for d in dims):
+        if len(dims) != len(axes):
             raise TiValueError(f"{kind}({axes}, {dimensions}): one positive extent per axis")
-        node = SNode(self.builder, kind, self, axes, tuple(int(d) for d in dims))
+        dims = extents(dims, f"{kind}({axes}, {dimensions})")
+        node = SNode(self.builder, kind, self, axes, dims)
         self.children.append(node)
         return node
 

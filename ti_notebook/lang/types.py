@@ -104,6 +104,8 @@ def to_dtype(annotation, default_ip: DataType, default_fp: DataType) -> DataType
         return default_fp
     if annotation is bool:
         return default_ip
+    if annotation is None:  # np.dtype(None) would be float64: a typo must not pass
+        return None
     try:
         return from_numpy_dtype(np.dtype(annotation))
     except TypeError:

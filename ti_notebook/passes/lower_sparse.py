@@ -55,8 +55,41 @@ def _visited_cell(ptr: ir.GlobalPtrStmt) -> bool:
     return same_space and mine <= visited
 
 
+def _snapshot_if_activity_changes(task: ir.OffloadedStmt) -> None:
+    """A struct-for task whose body may activate or deactivate cells of the sparse levels
+    it iterates reads those levels' bits from a copy taken as the task starts: it visits
+    the cells active when the loop started, whatever the order of its iterations."""
+    layout = task.field.layout()
+    if not any(level.is_sparse for level in layout.levels):
+        return
+    mine = {level.mask_offset for level in layout.levels if level.is_sparse}
+
+    def touches(other) -> bool:
+        theirs = {level.mask_offset for level in other.levels if level.is_sparse}
+        return other.tree_id == layout.tree_id and bool(mine & theirs)
+
+    for stmt in task.walk_all():
+        if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
+            ptr = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else stmt.dest
+            changes = isinstance(ptr, ir.GlobalPtrStmt) and not _visited_cell(ptr)
+            if changes and touches(ptr.field.layout()):
+                break
+        elif (
+            isinstance(stmt, ir.SNodeOpStmt)
+            and stmt.op in ("activate", "deactivate")
+            and touches(stmt.snode.layout())
+        ):
+            break
+    else:
+        return
+    task.snapshot = arith.mask_span(layout)
+
+
 def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
     """A struct-for over a sparse field runs its body only for active cells."""
+    for task in kernel.tasks():
+        if task.kind == "struct_for":
+            _snapshot_if_activity_changes(task)
     loops = [t for t in kernel.tasks() if t.kind == "struct_for"]
     loops += [s for s in kernel.block.walk() if isinstance(s, ir.StructForStmt)]
     guarded = False
@@ -76,7 +109,8 @@ def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
             for axis in range(len(layout.shape))
         ]
         emit = arith.BlockEmitter(body, loop.pos)
-        cond = arith.is_active(emit, layout, indices, sparse)
+        snapshot = isinstance(loop, ir.OffloadedStmt) and loop.snapshot is not None
+        cond = arith.is_active(emit, layout, indices, sparse, snapshot)
         guard = emit(ir.IfStmt(cond))
         for stmt in old:
             guard.true_block.append(stmt)

@@ -94,16 +94,33 @@ def cell_number(
     return number
 
 
-def mask_word(emit: Emitter, tree_id: int, level: LevelPlan, number: ir.Stmt):
-    """(pointer to the u32 bitmask word, the cell's bit in it)."""
+def mask_word(
+    emit: Emitter, tree_id: int, level: LevelPlan, number: ir.Stmt, snapshot: bool = False
+):
+    """(pointer to the u32 bitmask word, the cell's bit in it); ``snapshot`` reads the
+    enclosing task's copy of the bitmasks."""
     word = emit.op("shr", number, emit.const(5, types.u32))
     byte = emit.op("mul", emit(ir.CastStmt(word, types.i64)), emit.const(4))
     byte = emit.op("add", byte, emit.const(level.mask_offset))
-    root = emit(ir.RootPtrStmt(tree_id))
+    root = emit(ir.RootPtrStmt(tree_id, snapshot))
     ptr = emit(ir.PtrOffsetStmt(root, byte, types.u32))
     shift = emit.op("bit_and", number, emit.const(31, types.u32))
     bit = emit.op("shl", emit.const(1, types.u32), shift)
     return ptr, bit
+
+
+def mask_span(layout: FieldLayout) -> tuple[int, int]:
+    """(tree offset, bytes) of the activity bitmasks of ``layout``'s sparse levels (the
+    tree keeps them side by side, 64-bit words, after the cells)."""
+    spans = []
+    for level in layout.levels:
+        if level.is_sparse:
+            cells = 1
+            for extent in level.grid:
+                cells *= extent
+            spans.append((level.mask_offset, level.mask_offset + (cells + 63) // 64 * 8))
+    start = min(a for a, _ in spans)
+    return start, max(b for _, b in spans) - start
 
 
 def activate(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels=None) -> None:
@@ -126,12 +143,14 @@ def activate(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels=
             emit.within(branch.true_block)(ir.AtomicOpStmt("bit_or", ptr, bit))
 
 
-def is_active(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels) -> ir.Stmt:
+def is_active(
+    emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels, snapshot: bool = False
+) -> ir.Stmt:
     """i32 1 when every sparse level of ``levels`` holding ``indices`` is active."""
     result = None
     for level in levels:
         number = cell_number(emit, layout, level, indices)
-        ptr, bit = mask_word(emit, layout.tree_id, level, number)
+        ptr, bit = mask_word(emit, layout.tree_id, level, number, snapshot)
         word = emit(ir.GlobalLoadStmt(ptr))
         hit = emit(
             ir.BinaryOpStmt(
