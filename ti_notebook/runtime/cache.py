@@ -10,9 +10,16 @@ Layout of ``<offline_cache_file_path>/cpu/``:
   (``runtime/cache_keys.py``).
 
 Every file is written to a temporary name and renamed into place, so readers see a
-whole old file or a whole new one; several processes may share the directory. A payload
-whose checksum or header does not match its metadata is never loaded: the kernel is
-recompiled and the entry replaced.
+whole old file or a whole new one; several processes may share the directory. The
+payload carries its own sha256: two processes writing the same entry at once may leave
+one's metadata beside the other's payload, and that pair is still valid. A payload whose
+checksum, magic or key does not match, or whose metadata is malformed or of another
+version, is never loaded: the kernel is recompiled and the entry replaced.
+
+What the checksum protects against is accidents (a full disk, a killed writer, a stray
+edit). It does not protect against someone who can write the directory: they could
+write a valid entry. That is why the store loads code only from directories and files
+the current user owns and nobody else can write (``runtime/cache_files.py``).
 
     >>> store = CacheStore("/tmp/ti_notebook_doctest_cache")
     >>> store.clear(); store.info()["entries"]
@@ -25,11 +32,22 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
+import warnings
 from pathlib import Path
 
-MAGIC = b"TINCACHE1\n"
+from ti_notebook.runtime.cache_files import (
+    atomic_write,
+    is_key,
+    read_regular,
+    regular_size,
+    untrusted_reason,
+    warn_untrusted,
+)
+
+MAGIC = b"TINCACHE2\n"
+_DIGEST = 32  # bytes of the payload's own sha256, right after the magic
+_warned_malformed: set[str] = set()
 
 
 def default_path() -> str:
@@ -40,24 +58,18 @@ def default_path() -> str:
     return os.path.join(base, "ti_notebook")
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
 def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
+    data = read_regular(path)
+    if data is None:
         return None
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _number(value) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 class CacheStore:
@@ -69,33 +81,62 @@ class CacheStore:
         self.version = version
         self._total: int | None = None  # bytes, scanned once, then kept up to date
 
+    # -- trust -----------------------------------------------------------------------
+    def trusted(self) -> bool:
+        """Whether code may be loaded from (and written to) this directory now; warns
+        once when not."""
+        for folder in (self.root, self.dir, self.dir / "index"):
+            reason = untrusted_reason(folder)
+            if reason is not None:
+                warn_untrusted(str(folder), reason)
+                return False
+        return True
+
+    def _malformed(self, what: str) -> None:
+        where = f"{self.root}: {what}"
+        if where not in _warned_malformed:
+            _warned_malformed.add(where)
+            warnings.warn(
+                f"offline cache {self.root}: {what} was malformed; it is ignored and "
+                "rewritten (the kernel compiles this once)",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+
     # -- entries ---------------------------------------------------------------------
     def load(self, key: str) -> tuple[dict, bytes] | None:
-        """(header, object code) of a valid entry, else None (missing or corrupt)."""
-        meta = _read_json(self.dir / f"{key}.json")
-        try:
-            payload = (self.dir / f"{key}.tic").read_bytes()
-        except OSError:
+        """(header, object code) of a valid, trusted entry, else None."""
+        if not is_key(key) or not self.trusted():
             return None
-        if not isinstance(meta, dict) or meta.get("checksum") != _checksum(payload):
+        payload = read_regular(self.dir / f"{key}.tic", trusted_only=True)
+        if payload is None:
+            return None
+        meta = _read_json(self.dir / f"{key}.json")
+        if not isinstance(meta, dict):
+            self._malformed(f"the metadata of entry {key[:12]}")
             return None
         if meta.get("version") != self.version or not payload.startswith(MAGIC):
             return None
+        body = payload[len(MAGIC) + _DIGEST :]
+        if payload[len(MAGIC) : len(MAGIC) + _DIGEST] != hashlib.sha256(body).digest():
+            return None
         try:
-            start = len(MAGIC)
-            size = int.from_bytes(payload[start : start + 8], "little")
-            header = json.loads(payload[start + 8 : start + 8 + size])
-            code = payload[start + 8 + size :]
+            size = int.from_bytes(body[:8], "little")
+            header = json.loads(body[8 : 8 + size])
+            code = body[8 + size :]
         except (ValueError, UnicodeDecodeError):
             return None
-        if header.get("key") != key:
+        if not isinstance(header, dict) or header.get("key") != key:
             return None
         self.touch(key, meta)
         return header, code
 
     def save(self, key: str, kernel_name: str, header: dict, code: bytes) -> None:
+        if not is_key(key) or not self.trusted():
+            return
         head = json.dumps(dict(header, key=key)).encode()
-        payload = MAGIC + len(head).to_bytes(8, "little") + head + code
+        body = len(head).to_bytes(8, "little") + head + code
+        payload = MAGIC + hashlib.sha256(body).digest() + body
         now = time.time()
         meta = {
             "version": self.version,
@@ -103,10 +144,10 @@ class CacheStore:
             "size": len(payload),
             "created": now,
             "last_used": now,
-            "checksum": _checksum(payload),
+            "checksum": hashlib.sha256(payload).hexdigest(),
         }
-        _atomic_write(self.dir / f"{key}.tic", payload)  # the payload first: see load()
-        _atomic_write(self.dir / f"{key}.json", json.dumps(meta).encode())
+        atomic_write(self.dir / f"{key}.tic", payload)  # the payload first: see load()
+        atomic_write(self.dir / f"{key}.json", json.dumps(meta).encode())
         if self._total is not None:
             self._total += len(payload)
 
@@ -117,13 +158,37 @@ class CacheStore:
 
     # -- index -----------------------------------------------------------------------
     def candidates(self, pre_key: str) -> list:
-        found = _read_json(self.dir / "index" / f"{pre_key}.json")
-        return found if isinstance(found, list) else []
+        """The (dependencies, key) pairs seen for ``pre_key``; a malformed index is
+        ignored with one warning, and the next ``remember`` rewrites it."""
+        if not is_key(pre_key):
+            return []
+        path = self.dir / "index" / f"{pre_key}.json"
+        found = _read_json(path)
+        if found is None:
+            if regular_size(path) is not None:
+                self._malformed(f"the index {pre_key[:12]}")
+            return []
+        valid = (
+            [
+                c
+                for c in found
+                if isinstance(c, dict)
+                and is_key(c.get("key"))
+                and isinstance(c.get("dependencies"), list)
+            ]
+            if isinstance(found, list)
+            else []
+        )
+        if not isinstance(found, list) or len(valid) != len(found):
+            self._malformed(f"the index {pre_key[:12]}")
+        return valid
 
     def remember(self, pre_key: str, dependencies: list, key: str) -> None:
+        if not is_key(pre_key) or not is_key(key) or not self.trusted():
+            return
         known = [c for c in self.candidates(pre_key) if c.get("key") != key]
         known.insert(0, {"dependencies": dependencies, "key": key})
-        _atomic_write(self.dir / "index" / f"{pre_key}.json", json.dumps(known[:16]).encode())
+        atomic_write(self.dir / "index" / f"{pre_key}.json", json.dumps(known[:16]).encode())
 
     # -- listing and cleaning ----------------------------------------------------------
     def entries(self) -> list[dict]:
@@ -131,25 +196,31 @@ class CacheStore:
             return []
         found = []
         for meta_path in self.dir.glob("*.json"):
-            meta = _read_json(meta_path)
             key = meta_path.stem
+            meta_size = regular_size(meta_path)
+            if not is_key(key) or meta_size is None:
+                continue  # not ours: a stray name, a FIFO, a link
+            meta = _read_json(meta_path)
             if not isinstance(meta, dict):
                 meta = {}
-            payload = self.dir / f"{key}.tic"
-            size = payload.stat().st_size if payload.exists() else 0
+            mtime = 0.0
+            with contextlib.suppress(OSError):
+                mtime = meta_path.stat().st_mtime
             found.append(
                 {
                     "key": key,
-                    "kernel": meta.get("kernel", "?"),
-                    "size": size + meta_path.stat().st_size,
-                    "created": meta.get("created", 0.0),
-                    "last_used": max(meta.get("last_used", 0.0), meta_path.stat().st_mtime),
-                    "version": meta.get("version", "?"),
+                    "kernel": str(meta.get("kernel", "?")),
+                    "size": (regular_size(self.dir / f"{key}.tic") or 0) + meta_size,
+                    "created": _number(meta.get("created")),
+                    "last_used": max(_number(meta.get("last_used")), mtime),
+                    "version": str(meta.get("version", "?")),
                 }
             )
         return found
 
     def remove(self, key: str) -> None:
+        if not is_key(key):
+            return
         for suffix in (".tic", ".json"):
             with contextlib.suppress(OSError):
                 (self.dir / f"{key}{suffix}").unlink()
@@ -197,7 +268,3 @@ class CacheStore:
             "entries": entries,
             "total_bytes": sum(e["size"] for e in entries),
         }
-
-
-def _checksum(payload: bytes) -> str:
-    return hashlib.sha256(payload).hexdigest()
