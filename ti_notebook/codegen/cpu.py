@@ -62,6 +62,7 @@ class CpuModuleGenerator:
         # from slot k of a table the launcher fills, so it names no process-wide tree id
         # and the offline cache can load it for fields of any tree with the same plan.
         self.tree_slots: list[int] = []
+        self.random_sites = itertools.count()  # ti.random call sites, numbered per kernel
 
     def tree_slot(self, tree_id: int) -> int:
         if tree_id not in self.tree_slots:
@@ -112,7 +113,8 @@ class CpuModuleGenerator:
         fn.linkage = "internal"
         fn.args[0].add_attribute("noalias")
         begin64, end64 = fn.args[1], fn.args[2]
-        emitter = FunctionEmitter(self, fn, rng_seed=begin64)
+        emitter = FunctionEmitter(self, fn)
+        emitter.start_random(task)
         emitter.block(task.prologue)
         b = emitter.b
         begin, end = b.trunc(begin64, c.I32), b.trunc(end64, c.I32)
@@ -125,6 +127,7 @@ class CpuModuleGenerator:
             extents = [emitter.v(e) for e in task.extents]
             starts = [emitter.v(s) for s in task.starts]
             emitter.counted_loop(task.loop, begin, end, extents, starts, task.body)
+        emitter.end_random_loop()
         emitter.block(task.epilogue)
         if any(isinstance(s, ir.GlobalStoreStmt) and s.nontemporal for s in task.walk_all()):
             # non-temporal stores are weakly ordered: make them visible before the chunk
@@ -147,6 +150,7 @@ class CpuModuleGenerator:
             if emitter.b.block.is_terminated:
                 emitter.b.position_at_end(fn.append_basic_block("dead"))
             if task.kind == "serial":
+                emitter.start_random(task)
                 emitter.block(task.body)
             else:
                 self.launch(emitter, task, task_functions[task.id])

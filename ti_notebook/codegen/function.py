@@ -12,14 +12,15 @@ import llvmlite.ir as ll
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.common import Arithmetic, llvm_type
 from ti_notebook.codegen.loops import LoopsMixin
+from ti_notebook.codegen.rng import RandomMixin
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 
 
-class FunctionEmitter(LoopsMixin, Arithmetic):
+class FunctionEmitter(LoopsMixin, RandomMixin, Arithmetic):
     """Statement-by-statement emission into ``fn`` (whose first argument is ctx)."""
 
-    def __init__(self, module_gen, fn: ll.Function, rng_seed: ll.Value | None = None) -> None:
+    def __init__(self, module_gen, fn: ll.Function) -> None:
         self.gen = module_gen
         self.module = module_gen.module
         self.fast_math = module_gen.config.fast_math
@@ -34,9 +35,13 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
         self.loop_indices: dict[int, list[ll.Value]] = {}
         self.loop_linear: dict[int, ll.Value] = {}
         self.loop_targets: list[tuple[ll.Block, ll.Block]] = []  # (continue, break)
-        self.rng_state: ll.Value | None = None
+        # ti.random: the task loop, its current flat index, and per site (its number,
+        # its counter when it sits in a nested loop); see codegen/rng.py
+        self.rng_loop: ir.Stmt | None = None
+        self.rng_iteration: ll.Value | None = None
+        self.rng_sites: dict[int, tuple[int, ll.Value | None]] = {}
+        self.rng_counters: list[ll.Value] = []
         self.snapshot: tuple[int, ll.Value] | None = None  # (tree, base of the bitmask copy)
-        self.rng_seed = rng_seed
 
     def finish(self) -> None:
         if not self.b.block.is_terminated:
@@ -231,38 +236,6 @@ class FunctionEmitter(LoopsMixin, Arithmetic):
         fn = self.declare("llvm.memset.p0.i64", c.VOID, [c.PTR, c.I8, c.I64, ll.IntType(1)])
         args = [self.v(s.ptr), ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)]
         self.b.call(fn, [*args, ll.Constant(ll.IntType(1), 0)])
-
-    def emit_Rand(self, s: ir.RandStmt):
-        state = self.rng()
-        b = self.b
-        x = b.load(state, typ=c.I64)
-        # xorshift64*: small, fast and good enough for Monte Carlo in kernels.
-        x = b.xor(x, b.lshr(x, ll.Constant(c.I64, 12)))
-        x = b.xor(x, b.shl(x, ll.Constant(c.I64, 25)))
-        x = b.xor(x, b.lshr(x, ll.Constant(c.I64, 27)))
-        b.store(x, state)
-        r = b.mul(x, ll.Constant(c.I64, 0x2545F4914F6CDD1D))
-        dtype = s.dtype
-        if dtype.is_float:
-            mantissa = 24 if dtype.bits <= 32 else 53
-            bits = b.lshr(r, ll.Constant(c.I64, 64 - mantissa))
-            scaled = b.uitofp(bits, llvm_type(dtype))
-            return self.flagged(
-                b.fmul(scaled, ll.Constant(llvm_type(dtype), 1.0 / (1 << mantissa)))
-            )
-        shifted = b.lshr(r, ll.Constant(c.I64, 64 - dtype.bits)) if dtype.bits < 64 else r
-        return b.trunc(shifted, llvm_type(dtype)) if dtype.bits < 64 else shifted
-
-    def rng(self) -> ll.Value:
-        if self.rng_state is None:
-            eb = self.entry_builder
-            self.rng_state = eb.alloca(c.I64, name="rng")
-            seed = self.ctx_slot(c.CTX_SEED, c.I64)
-            if self.rng_seed is not None:
-                seed = eb.xor(seed, eb.mul(self.rng_seed, ll.Constant(c.I64, 0x9E3779B97F4A7C15)))
-            seed = eb.or_(seed, ll.Constant(c.I64, 1))  # xorshift needs a nonzero state
-            eb.store(seed, self.rng_state)
-        return self.rng_state
 
     def emit_Clock(self, s: ir.ClockStmt):
         return self.intrinsic("llvm.readcyclecounter", c.I64, [])

@@ -87,7 +87,12 @@ class LoopsMixin:
     def counted_loop(self, loop, begin, end, extents, starts, body, layout=None) -> None:
         """``for flat in [begin, end)``, splitting ``flat`` into indices once per row."""
         if layout is None and not extents:
-            self.simple_loop(begin, end, body, lambda i: self.loop_indices.update({loop.id: [i]}))
+
+            def one_axis(i: ll.Value) -> None:
+                self.loop_indices[loop.id] = [i]
+                self.random_iteration(loop, lambda: i)
+
+            self.simple_loop(begin, end, body, one_axis)
             return
         b = self.b
         leaf = layout.levels[-1] if layout is not None else None
@@ -138,6 +143,7 @@ class LoopsMixin:
             self.loop_indices[loop.id] = in_row
             if layout is not None:  # the memory-order cell number, for linear addresses
                 self.loop_linear[loop.id] = b.sext(b.add(flat, k, flags=["nsw"]), c.I64)
+            self.random_iteration(loop, lambda: b.add(flat, k, flags=["nsw"]))
 
         # ``continue`` goes to the next cell of the row, ``break`` leaves every row
         self.simple_loop(ll.Constant(c.I32, 0), count, body, row_indices, exit_block)

@@ -6,7 +6,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
-from ti_notebook.frontend import local_storage, matrices, sparse_ops
+from ti_notebook.frontend import local_storage, matrices, random_ops, sparse_ops
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import BoundMethod
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
@@ -335,14 +335,6 @@ def _select(tracer, node: ast.Call):
     return tracer.builder.select(cond, a, b)
 
 
-def _random(tracer, node: ast.Call):
-    args = [tracer.static_eval(a) for a in node.args]
-    kw = tracer.keywords(node)
-    dtype = kw.get("dtype", args[0] if args else float)
-    dtype = types.to_dtype(dtype, tracer.config.default_ip, tracer.config.default_fp)
-    return tracer.builder.emit(ir.RandStmt(dtype))
-
-
 def _clock(tracer, node: ast.Call):
     return tracer.builder.emit(ir.ClockStmt(types.i64))
 
@@ -384,11 +376,11 @@ _SPECIAL = {
     ops.pow: _binary("pow"),
     ops.atan2: _binary("atan2"),
     ops.select: _select,
-    ops.random: _random,
     ops.clock_counter: _clock,
     builtins.len: _len,
     ops.loop_config: _loop_config,
     ops.block_dim: _block_dim,
     **sparse_ops.HANDLERS,
+    **random_ops.HANDLERS,
     **local_storage.HANDLERS,
 }

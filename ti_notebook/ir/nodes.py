@@ -167,9 +167,17 @@ class SelectStmt(Stmt):
 
 
 class RandStmt(Stmt):
-    """``ti.random(dtype)``: uniform in [0, 1) for floats, any bits for integers."""
+    """``ti.random(dtype)``: uniform in [0, 1) for floats, every value of an integer type
+    equally likely; ``normal``: ``ti.randn(dtype)``, a standard normal float.
+
+    Side-effecting so no pass merges or drops draws: two calls are two numbers.
+    """
 
     has_side_effect = True
+
+    def __init__(self, dtype: DataType, normal: bool = False) -> None:
+        super().__init__(dtype)
+        self.normal = normal
 
 
 class ClockStmt(Stmt):

@@ -84,7 +84,7 @@ def _describe(stmt: ir.Stmt) -> str:
         case ir.MemsetZeroStmt():
             return f"memset_zero {_name(stmt.ptr)}, {stmt.nbytes}"
         case ir.RandStmt():
-            return "random"
+            return "randn" if stmt.normal else "random"
     operands = ", ".join(_name(getattr(stmt, n)) for n in stmt.operand_names)
     return f"{kind.lower()} {operands}".rstrip()
 

@@ -32,6 +32,7 @@ from ti_notebook.lang.cached_compile import compile_cached
 from ti_notebook.lang.compile import CompileRequest, Param, Stages
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template
+from ti_notebook.runtime import random_streams
 
 _kernels: weakref.WeakSet = weakref.WeakSet()
 _COMPILE_LOCK = threading.RLock()
@@ -243,6 +244,8 @@ class Kernel:
                         self._compile_config(),
                     )
                     entry = compile_cached(request)
+                    # the same stream on a cold compile and a cache hit: see random_streams
+                    random_streams.attach(entry[0], request, _config.current())
                     self._compiled[key] = entry
         self._last = entry
         return entry, runtime_args

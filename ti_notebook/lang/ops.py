@@ -76,8 +76,31 @@ def select(cond, a, b):
 
 
 def random(dtype=float):
-    """A uniform random number in [0, 1) (floats) or a random integer."""
+    """``ti.random(dtype=float)``: uniform in [0, 1) for a float type (``float`` is
+    ``default_fp``), every value equally likely for an integer type.
+
+    Inside a kernel the number comes from a counter-based generator keyed by
+    ``ti.init(random_seed=...)``, the kernel, the launch, the loop iteration and the
+    call, so no two launches or kernels repeat a stream and the thread count does not
+    matter (``runtime/random_streams.py``). From Python it is Python's ``random``:
+
+        >>> import ti_notebook as ti
+        >>> 0.0 <= ti.random() < 1.0
+        True
+    """
     return _random.random() if dtype in (float, None) else _random.getrandbits(31)
+
+
+def randn(dt=None):
+    """``ti.randn(dt=None)``: a standard normal float (mean 0, variance 1) of type
+    ``dt`` (``default_fp`` when None), made by the Box-Muller transform of two uniform
+    numbers, as Taichi's ``ti.randn``. From Python it is ``random.gauss(0, 1)``:
+
+        >>> import ti_notebook as ti
+        >>> isinstance(ti.randn(), float)
+        True
+    """
+    return _random.gauss(0.0, 1.0)
 
 
 def sqrt(x):

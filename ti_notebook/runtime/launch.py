@@ -6,7 +6,7 @@ its launch context buffer and a precomputed ``struct`` layout, so a launch is on
 
     >>> layout = ArgLayout([ArgSlot("n", "int", None, 0)])
     >>> layout.offsets, layout.size
-    ({0: 104}, 112)
+    ({0: 112}, 120)
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class ArgLayout:
     def __init__(self, slots: list[ArgSlot]) -> None:
         self.slots = slots
         self.offsets: dict[int, int] = {}
-        fmt = ["<q"]  # the launch seed, just before the arguments
+        fmt = ["<q"]  # the launch number, just before the arguments
         offset = c.CTX_ARGS
         for k, slot in enumerate(slots):
             self.offsets[k] = offset
@@ -158,6 +158,7 @@ class CompiledKernel:
         for slot in layout.slots:
             if slot.kind == "ndarray":
                 converters.append(_ndarray_converter(slot.name, slot.dtype, slot.ndim))
+        self.random_stream = 0  # in the context at CTX_STREAM: random_streams.attach
             elif slot.kind == "float":
                 converters.append(_float_converter(slot.name, slot.dtype))
             else:
@@ -180,7 +181,7 @@ class CompiledKernel:
         # keeps this kernel's context and the thread pool's job slot to one caller.
         with _LAUNCH_LOCK:
             self.launches += 1
-            self.pack_into(self.ctx, c.CTX_SEED, *values)
+            self.pack_into(self.ctx, c.CTX_LAUNCH, *values)
             if profiler.enabled:
                 started = time.perf_counter_ns()
                 self.entry(self.ctx_address)

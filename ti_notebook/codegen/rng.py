@@ -1,0 +1,195 @@
+"""Code for ``ti.random``/``ti.randn``: one Philox-4x32-10 block per draw.
+
+A draw is a pure function of (key, counter), computed where it is needed; there is no
+generator state to carry from one iteration to the next, so loops that draw random
+numbers still vectorise, and the numbers do not depend on which thread runs which
+chunk. ``runtime/random_streams.py`` holds the keying scheme and a Python reference
+that the tests compare this code with:
+
+- key: ``mix64(stream ^ mix64(launch))``, from the launch context, once per function;
+- counter: ``(iteration, site, count, 0)``: the task loop's flat index (0 in serial
+  code), the call site's number in the kernel, and for a site inside a loop nested in
+  the iteration, how many times it ran before in this iteration.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.kernel
+    ... def draw() -> ti.f32:
+    ...     return ti.random()
+    >>> "tin_philox4x32_10" in draw.stages()["llvm"]
+    True
+"""
+
+from __future__ import annotations
+
+import math
+
+import llvmlite.ir as ll
+
+from ti_notebook.codegen import common as c
+from ti_notebook.codegen.common import llvm_type
+from ti_notebook.ir import nodes as ir
+from ti_notebook.runtime import random_streams as rs
+
+_PHILOX = "tin_philox4x32_10"
+_WORDS = ll.LiteralStructType([c.I32] * 4)
+_MANTISSA = {16: 11, 32: 24, 64: 53}  # bits a uniform float in [0, 1) can hold exactly
+
+
+class RandomMixin:
+    """``emit_Rand`` and the bookkeeping it needs; mixed into ``FunctionEmitter``."""
+
+    def start_random(self, task: ir.OffloadedStmt) -> None:
+        """Numbers the task's draw sites before its code is emitted.
+
+        Sites under a nested loop (or while) get a counter, which restarts at every
+        iteration of the task's loop (in serial code: here, once per launch).
+        """
+        self.rng_loop = task.loop if task.kind != "serial" else None
+        self.rng_iteration = None
+        self.rng_counters = []
+        for block in task.blocks():
+            self._number_sites(block, looped=False)
+        if self.rng_loop is None:
+            self._reset_counters()
+
+    def _number_sites(self, block: ir.Block, looped: bool) -> None:
+        for stmt in block.stmts:
+            if isinstance(stmt, ir.RandStmt):
+                counter = self.alloca(c.I32, "random_count") if looped else None
+                self.rng_sites[stmt.id] = (next(self.gen.random_sites), counter)
+                if counter is not None:
+                    self.rng_counters.append(counter)
+            # anything but an if may run its body several times per iteration
+            inner = looped or not isinstance(stmt, ir.IfStmt)
+            for child in stmt.blocks():
+                self._number_sites(child, inner)
+
+    def random_iteration(self, loop: ir.Stmt, flat) -> None:
+        """Called where an iteration of ``loop`` starts; ``flat()`` makes its flat index.
+
+        Only the task's own loop counts: an inner serial loop's iterations are told
+        apart by the counters of the sites in it.
+        """
+        if loop is None or loop is not self.rng_loop:
+            return
+        self.rng_iteration = flat()
+        self._reset_counters()
+
+    def end_random_loop(self) -> None:
+        """After the task's loop: its index no longer exists (the epilogue is per chunk)."""
+        self.rng_loop = self.rng_iteration = None
+
+    def _reset_counters(self) -> None:
+        for counter in self.rng_counters:
+            self.b.store(ll.Constant(c.I32, 0), counter)
+
+    # -- the draw ----------------------------------------------------------------------
+    def emit_Rand(self, s: ir.RandStmt):
+        b = self.b
+        site, counter = self.rng_sites[s.id]
+        count = ll.Constant(c.I32, 0)
+        if counter is not None:
+            count = b.load(counter, typ=c.I32)
+            b.store(b.add(count, ll.Constant(c.I32, 1)), counter)
+        iteration = self.rng_iteration
+        if iteration is None:
+            iteration = ll.Constant(c.I32, 0)
+        key = self.random_key()
+        counter_words = [iteration, ll.Constant(c.I32, site), count, ll.Constant(c.I32, 0)]
+        block = b.call(self.philox_function(), [*counter_words, *key])
+        words = [b.extract_value(block, k) for k in range(4)]
+        if s.normal:
+            return self.normal(words, s.dtype)
+        if s.dtype.is_float:
+            return self.uniform(words[0], words[1], s.dtype)
+        if s.dtype.bits == 64:
+            return self.join64(words[1], words[0])
+        return words[0] if s.dtype.bits == 32 else b.trunc(words[0], llvm_type(s.dtype))
+
+    def join64(self, high: ll.Value, low: ll.Value) -> ll.Value:
+        b = self.b
+        wide = b.shl(b.zext(high, c.I64), ll.Constant(c.I64, 32))
+        return b.or_(wide, b.zext(low, c.I64))
+
+    def uniform(self, low: ll.Value, high: ll.Value, dtype, plus_one: bool = False):
+        """A float in [0, 1) from the top mantissa bits (``plus_one``: in (0, 1])."""
+        b = self.b
+        bits = _MANTISSA[dtype.bits]
+        if bits > 32:
+            word, width = self.join64(high, low), c.I64
+        else:
+            word, width = low, c.I32
+        top = b.lshr(word, ll.Constant(width, width.width - bits))
+        if plus_one:  # log(u) needs u > 0
+            top = b.add(top, ll.Constant(width, 1))
+        scaled = b.uitofp(top, llvm_type(dtype))
+        return self.flagged(b.fmul(scaled, ll.Constant(llvm_type(dtype), 2.0**-bits)))
+
+    def normal(self, words: list, dtype):
+        """Box-Muller: ``sqrt(-2 log u1) * cos(2 pi u2)``, computed in f32 or f64."""
+        from ti_notebook.lang import types
+
+        work = types.f64 if dtype.bits == 64 else types.f32
+        t = llvm_type(work)
+        sfx = self.suffix(work)
+        b = self.b
+        u1 = self.uniform(words[0], words[1], work, plus_one=True)
+        u2 = self.uniform(words[2], words[3], work)
+        log = self.intrinsic(f"llvm.log.{sfx}", t, [u1])
+        radius = self.intrinsic(
+            f"llvm.sqrt.{sfx}", t, [self.flagged(b.fmul(log, ll.Constant(t, -2.0)))]
+        )
+        angle = self.flagged(b.fmul(u2, ll.Constant(t, 2.0 * math.pi)))
+        value = self.flagged(b.fmul(radius, self.intrinsic(f"llvm.cos.{sfx}", t, [angle])))
+        return value if work is dtype else b.fptrunc(value, llvm_type(dtype))
+
+    def random_key(self) -> list[ll.Value]:
+        """The launch's Philox key (two i32 words), computed once in the entry block."""
+
+        def make():
+            stream = self.ctx_slot(c.CTX_STREAM, c.I64)
+            launch = self.ctx_slot(c.CTX_LAUNCH, c.I64)
+            key = self.with_entry(lambda: self.mix64(self.b.xor(stream, self.mix64(launch))))
+            eb = self.entry_builder
+            high = eb.trunc(eb.lshr(key, ll.Constant(c.I64, 32)), c.I32)
+            return [eb.trunc(key, c.I32), high]
+
+        return self.invariant(("random_key",), make)
+
+    def mix64(self, x: ll.Value) -> ll.Value:
+        b = self.b
+        for shift, multiplier in ((30, rs.MIX_M1), (27, rs.MIX_M2)):
+            x = b.mul(
+                b.xor(x, b.lshr(x, ll.Constant(c.I64, shift))), ll.Constant(c.I64, multiplier)
+            )
+        return b.xor(x, b.lshr(x, ll.Constant(c.I64, 31)))
+
+    def philox_function(self) -> ll.Function:
+        """``tin_philox4x32_10(c0, c1, c2, c3, k0, k1)``: one block of four words."""
+        existing = self.module.globals.get(_PHILOX)
+        if existing is not None:
+            return existing
+        fn = ll.Function(self.module, ll.FunctionType(_WORDS, [c.I32] * 6), _PHILOX)
+        fn.linkage = "internal"
+        fn.attributes.add("alwaysinline")  # one call per draw: inlined, so it vectorises
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        c0, c1, c2, c3, k0, k1 = fn.args
+        i64 = c.I64
+
+        def mul_hi_lo(multiplier: int, value: ll.Value):
+            product = b.mul(b.zext(value, i64), ll.Constant(i64, multiplier))
+            return b.trunc(b.lshr(product, ll.Constant(i64, 32)), c.I32), b.trunc(product, c.I32)
+
+        for round_ in range(rs.PHILOX_ROUNDS):
+            if round_:
+                k0 = b.add(k0, ll.Constant(c.I32, rs.PHILOX_W0))
+                k1 = b.add(k1, ll.Constant(c.I32, rs.PHILOX_W1))
+            hi0, lo0 = mul_hi_lo(rs.PHILOX_M0, c0)
+            hi1, lo1 = mul_hi_lo(rs.PHILOX_M1, c2)
+            c0, c1, c2, c3 = b.xor(b.xor(hi1, c1), k0), lo1, b.xor(b.xor(hi0, c3), k1), lo0
+        result = ll.Constant(_WORDS, ll.Undefined)
+        for k, word in enumerate((c0, c1, c2, c3)):
+            result = b.insert_value(result, word, k)
+        b.ret(result)
+        return fn
