@@ -12,6 +12,7 @@ from __future__ import annotations
 from ti_notebook.lang import config as _config
 from ti_notebook.lang.field import free_all_fields
 from ti_notebook.lang.kernel import reset_all_kernels
+from ti_notebook.runtime.launch import no_launch_running
 
 
 def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
@@ -24,9 +25,10 @@ def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
     if default_ip is not None:
         options["default_ip"] = default_ip
     config = _config.make_config(arch, **options)
-    if _config.is_initialized():
-        reset()
-    _config.set_current(config)
+    with no_launch_running():
+        if _config.is_initialized():
+            reset()
+        _config.set_current(config)
     from ti_notebook.runtime import profiler
 
     profiler.clear_kernel_profiler_info()
@@ -43,10 +45,14 @@ def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
 
 
 def reset() -> None:
-    """Frees every field and forgets every compiled kernel; ``ti.init`` may follow."""
-    free_all_fields()
-    reset_all_kernels()
-    _config.set_current(None)
+    """Frees every field and forgets every compiled kernel; ``ti.init`` may follow.
+
+    Called from another thread while a kernel runs, it waits for that launch to end.
+    """
+    with no_launch_running():
+        free_all_fields()
+        reset_all_kernels()
+        _config.set_current(None)
 
 
 def sync() -> None:

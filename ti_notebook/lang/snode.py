@@ -273,16 +273,21 @@ class SNodeTree:
             )
 
     def destroy(self) -> None:
-        """Frees the tree's memory; its fields and kernels using them stop working."""
-        from ti_notebook.lang import config
+        """Frees the tree's memory; its fields and kernels using them stop working.
 
-        if not self.memory.alive:
-            raise TiRuntimeError(
-                f"SNode tree {self.tree_id} is already destroyed",
-                hint="destroy() each tree once",
-            )
-        self.memory.free()
-        config.bump_generation()  # compiled kernels may point into this tree
+        Called from another thread while a kernel runs, it waits for that launch to end.
+        """
+        from ti_notebook.lang import config
+        from ti_notebook.runtime.launch import no_launch_running
+
+        with no_launch_running():
+            if not self.memory.alive:
+                raise TiRuntimeError(
+                    f"SNode tree {self.tree_id} is already destroyed",
+                    hint="destroy() each tree once",
+                )
+            self.memory.free()
+            config.bump_generation()  # compiled kernels may point into this tree
 
     def resident_bytes(self) -> int:
         return self.memory.resident_bytes()
