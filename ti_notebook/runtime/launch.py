@@ -152,13 +152,13 @@ class CompiledKernel:
         self.entry = _ENTRY(entry_address)
         self.pack_into = layout.packer.pack_into
         self.launches = 0
+        self.random_stream = 0  # in the context at CTX_STREAM: random_streams.attach
         printing.register(self.ctx_address, prints)
         self.has_prints = bool(prints)
         converters = []
         for slot in layout.slots:
             if slot.kind == "ndarray":
                 converters.append(_ndarray_converter(slot.name, slot.dtype, slot.ndim))
-        self.random_stream = 0  # in the context at CTX_STREAM: random_streams.attach
             elif slot.kind == "float":
                 converters.append(_float_converter(slot.name, slot.dtype))
             else:
