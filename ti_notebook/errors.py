@@ -106,6 +106,18 @@ class TiRuntimeError(TiError, RuntimeError):
     """The runtime could not do what was asked (destroyed field, no device, ...)."""
 
 
+class TiZeroDivisionError(TiError, ZeroDivisionError):
+    """An integer division or modulo by a constant zero, found while compiling."""
+
+
+class TiOverflowError(TiError, OverflowError):
+    """A value outside the range of the type it is given to (an argument, an element)."""
+
+
+class TiMemoryError(TiError, MemoryError):
+    """Memory that cannot be reserved: a field too large, too many trees alive."""
+
+
 class TiPrecisionWarning(UserWarning):
     """A value stored where its type cannot hold it exactly (a float into an int local).
 

@@ -36,7 +36,7 @@ CHUNKS_PER_THREAD = 4
 
 
 def symbol_prefix(kernel_name: str) -> str:
-    safe = "".join(ch if ch.isalnum() else "_" for ch in kernel_name)
+    safe = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in kernel_name)
     return f"tin_{safe}_{next(_counter)}"
 
 

@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from ti_notebook.errors import SourcePos, TiTypeError
+from ti_notebook.errors import SourcePos, TiTypeError, TiZeroDivisionError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 from ti_notebook.lang.config import Config
@@ -141,7 +141,15 @@ class IRBuilder:
     # -- operations --------------------------------------------------------------------
     def binary(self, op: str, lhs, rhs):
         if is_constant(lhs) and is_constant(rhs):
-            return _fold_python(op, lhs, rhs)
+            try:
+                return _fold_python(op, lhs, rhs)
+            except ZeroDivisionError:
+                raise self.error(
+                    TiZeroDivisionError,
+                    f"division by zero in constants ({lhs!r} {_SYMBOLS.get(op, op)} {rhs!r})",
+                    hint="the divisor is a constant zero; a kernel value divided by zero at "
+                    "run time gives 0 for integers and inf/nan for floats",
+                ) from None
         if op in LOGICAL:
             a = self.truth(lhs)
             b = self.truth(rhs)
@@ -215,11 +223,16 @@ def _wrap_int(value: int, dtype: types.DataType) -> int:
     return value
 
 
+_SYMBOLS = {"floordiv": "//", "mod": "%", "truediv": "/"}
+
+
 def _fold_python(op: str, a, b):
     if op == "logical_and":
         return a and b
     if op == "logical_or":
         return a or b
+    if op in ("floordiv", "mod", "truediv") and b == 0:
+        raise ZeroDivisionError
     result = _PY_BINARY[op](a, b)
     return int(result) if isinstance(result, bool) else result
 

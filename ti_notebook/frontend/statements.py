@@ -263,6 +263,13 @@ class StatementsMixin:
 
     def atomic(self, op: str, ptr: ir.Stmt, value) -> ir.Stmt:
         b = self.builder
+        if op in ("bit_and", "bit_or", "bit_xor") and ptr.dtype.is_float:
+            name = {"bit_and": "atomic_and", "bit_or": "atomic_or", "bit_xor": "atomic_xor"}
+            raise b.error(
+                TiTypeError,
+                f"ti.{name[op]} needs an integer destination, got {ptr.dtype}",
+                hint="bit operations work on integer fields and locals (ti.i32, ti.u32...)",
+            )
         return b.emit(ir.AtomicOpStmt(op, ptr, b.cast(value, ptr.dtype)))
 
     # -- control flow ---------------------------------------------------------------

@@ -36,7 +36,8 @@ class Config:
     arch: str = "cpu"
     default_fp: types.DataType = types.f32  # codegen
     default_ip: types.DataType = types.i32  # codegen
-    debug: bool = False  # codegen: bounds checks
+    debug: bool = False  # codegen: bounds checks, asserts
+    check_bounds: bool = True  # codegen: out-of-range indices raise (passes/prove_bounds.py)
     fast_math: bool = True  # codegen
     kernel_profiler: bool = False
     offline_cache: bool = True
@@ -57,6 +58,7 @@ class Config:
             self.default_fp.name,
             self.default_ip.name,
             self.debug,
+            self.check_bounds,
             self.fast_math,
             self.make_thread_local,
             self.make_block_local,
@@ -91,7 +93,13 @@ def _resolve_arch(arch: str | None) -> str:
     if requested in ("x64", "arm64"):
         requested = "cpu"
     if requested not in _KNOWN_ARCHES:
-        raise ValueError(f"unknown arch {requested!r}; use ti.cpu, ti.cuda or ti.gpu")
+        from ti_notebook.errors import TiValueError
+
+        raise TiValueError(
+            f"unknown arch {requested!r}",
+            hint="use ti.cpu, ti.cuda or ti.gpu (ti.vulkan, ti.metal and ti.opengl fall "
+            "back to the CPU)",
+        )
     if requested == "cpu":
         return "cpu"
     from ti_notebook.runtime import devices
@@ -118,6 +126,7 @@ def make_config(arch: str | None = None, **options) -> Config:
         if not isinstance(default, types.DataType):  # dtypes are checked below
             options[name] = validate.option(name, value, type(default))
     config = Config(**options)
+    config.check_bounds = config.check_bounds or config.debug  # debug implies the checks
     config.arch = _resolve_arch(arch)
     policies = ("never", "version", "lru", "fifo")
     if config.offline_cache_cleaning_policy not in policies:

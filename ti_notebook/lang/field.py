@@ -21,7 +21,13 @@ import weakref
 
 import numpy as np
 
-from ti_notebook.errors import TiIndexError, TiRuntimeError, TiTypeError, TiValueError
+from ti_notebook.errors import (
+    TiIndexError,
+    TiOverflowError,
+    TiRuntimeError,
+    TiTypeError,
+    TiValueError,
+)
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
 from ti_notebook.lang import types
@@ -42,6 +48,19 @@ def _wrap(value: int, dtype: types.DataType) -> int:
     if dtype.is_signed and value >= 1 << (dtype.bits - 1):
         value -= 1 << dtype.bits
     return value
+
+
+def _integral_from_float(value: float, dtype: types.DataType, label: str) -> int:
+    """``x[i] = 2.7`` on an integer field truncates as C does; a value the type cannot
+    hold (1e20 into i32, inf, nan) is an error rather than an arbitrary number."""
+    bits = dtype.bits - 1 if dtype.is_signed else dtype.bits
+    low = -(1 << bits) if dtype.is_signed else 0
+    if not (low - 1 < value < (1 << bits)):  # also False for nan
+        raise TiOverflowError(
+            f"{value!r} does not fit {label} of type {dtype} [{low}, {(1 << bits) - 1}]",
+            hint="store a value in range, or declare the field with a wider or float type",
+        )
+    return int(value)
 
 
 class Field:
@@ -188,6 +207,8 @@ class Field:
         index = self._index(key)
         if self.dtype.is_integral and isinstance(value, int):
             value = _wrap(value, self.dtype)  # as a store in a kernel would
+        elif self.dtype.is_integral and isinstance(value, (float, np.floating)):
+            value = _integral_from_float(value, self.dtype, self.label)
         from ti_notebook.lang import sparse
 
         if self._view is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ti_notebook.errors import TiIndexError, TiValueError
+from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 from ti_notebook.lang.field import Field, _assigned_name, normalize_shape, place_with_shape
@@ -240,7 +240,7 @@ def _dtype(dtype) -> types.DataType:
     cfg = _config.current()
     found = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
     if found is None:
-        raise TypeError(f"{dtype!r} is not a type")
+        raise TiTypeError(f"{dtype!r} is not a type", hint="use e.g. ti.f32 or ti.i32")
     return found
 
 

@@ -23,6 +23,8 @@ import os
 
 import numpy as np
 
+from ti_notebook.errors import TiMemoryError
+
 MAX_TREES = 4096
 PAGE = mmap.PAGESIZE
 
@@ -62,7 +64,11 @@ class TreeMemory:
 
     def __init__(self, nbytes: int, huge_pages: bool = False) -> None:
         if not _free_ids:
-            raise MemoryError(f"more than {MAX_TREES} SNode trees alive; destroy() some")
+            raise TiMemoryError(
+                f"{MAX_TREES} SNode trees are alive, the most there can be",
+                hint="destroy() trees no longer needed, or declare fields together in fewer "
+                "FieldsBuilders",
+            )
         self.nbytes = max(int(nbytes), 1)
         self.reserved = (self.nbytes + PAGE - 1) // PAGE * PAGE
         # Huge pages (dense trees only: a sparse tree must commit 4 KiB at a time) cut

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ti_notebook.errors import TiRuntimeError, TiTypeError, TiValueError
+from ti_notebook.errors import TiMemoryError, TiRuntimeError, TiTypeError, TiValueError
 from ti_notebook.lang import plan as _plan
 from ti_notebook.lang import snode_layout as _layout
 from ti_notebook.lang.memory import allocate_tree
@@ -234,6 +234,26 @@ class FieldsBuilder:
         return self.tree
 
 
+# Loop counters and cell numbers are 32-bit, as in Taichi, which refuses larger fields too.
+MAX_CELLS = (1 << 31) - 1
+
+
+def _check_cell_counts(root) -> None:
+    for node in _layout.walk(root):
+        if node.kind == "place":
+            continue
+        cells = math.prod(math.prod(n.extents) for n in node.path() if n.kind != "root")
+        if cells > MAX_CELLS:
+            what = ", ".join(
+                leaf.field.label for leaf in _layout.walk(node) if leaf.kind == "place"
+            )
+            raise TiValueError(
+                f"{what or 'a node'} would have {cells:,} cells, more than {MAX_CELLS:,} "
+                "(2**31 - 1), the most a loop index can address",
+                hint="split the data over several fields (e.g. one per slab of the outer axis)",
+            )
+
+
 class SNodeTree:
     """A finalised tree: its memory and its plan. ``destroy()`` frees both."""
 
@@ -250,7 +270,18 @@ class SNodeTree:
             size += (total_cells + 63) // 64 * 8
         self.mask_offsets = mask_offsets
         self.nbytes = size
-        self.memory = allocate_tree(size, huge_pages=not self.sparse_nodes)
+        _check_cell_counts(builder.root)
+        try:
+            self.memory = allocate_tree(size, huge_pages=not self.sparse_nodes)
+        except TiMemoryError:
+            raise
+        except MemoryError as error:
+            names = [leaf.field.label for leaf in _layout.walk(builder.root) if leaf.field]
+            raise TiMemoryError(
+                f"cannot reserve {size:,} bytes for {', '.join(names) or 'an empty tree'}: {error}",
+                hint="use smaller shapes, a sparse layout (ti.root.pointer) for mostly empty "
+                "fields, or destroy() trees that are no longer needed",
+            ) from None
         self.tree_id = self.memory.tree_id
         self.fields = []
         for leaf in _layout.walk(builder.root):

@@ -20,13 +20,29 @@ import time
 import numpy as np
 
 from ti_notebook.codegen import common as c
-from ti_notebook.errors import SourcePos, TiIndexError, TiRuntimeError, TiTypeError, TiValueError
+from ti_notebook.errors import (
+    SourcePos,
+    TiIndexError,
+    TiOverflowError,
+    TiRuntimeError,
+    TiTypeError,
+    TiValueError,
+)
 from ti_notebook.lang import memory
 from ti_notebook.lang import types as T
 from ti_notebook.runtime import printing, profiler
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _LAUNCH_LOCK = threading.RLock()  # re-entrant: a print callback may not, but be safe
+
+
+def no_launch_running() -> threading.RLock:
+    """The lock every launch holds: ``with no_launch_running():`` waits for a launch in
+    another thread to finish, so memory it uses can be freed safely (``ti.reset``,
+    ``ti.init``, ``tree.destroy``)."""
+    return _LAUNCH_LOCK
+
+
 _ERROR = struct.Struct("<q8q")
 _STRUCT_CODES = {
     "i8": "b",
@@ -51,6 +67,7 @@ class ArgSlot:
     kind: str
     dtype: T.DataType | None
     ndim: int
+    written: bool = False  # ndarrays: the kernel stores into it
 
 
 class ArgLayout:
@@ -75,10 +92,18 @@ class ArgLayout:
 
 def _int_converter(name: str, dtype: T.DataType):
     mask = (1 << 64) - 1
+    low = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
+    high = (1 << (dtype.bits - 1 if dtype.is_signed else dtype.bits)) - 1
 
     def convert(value, out):
         if isinstance(value, (bool, int, np.integer)):
-            out.append(int(value) & mask if not dtype.is_signed else int(value))
+            number = int(value)
+            if not low <= number <= high:
+                raise TiOverflowError(
+                    f"argument '{name}' = {number} is outside the range of {dtype} [{low}, {high}]",
+                    hint=f"pass a value in range, or annotate '{name}' with a wider type (ti.i64)",
+                )
+            out.append(number & mask if not dtype.is_signed else number)
             return
         raise TiTypeError(
             f"argument '{name}' must be an integer ({dtype}), got {type(value).__name__} {value!r}",
@@ -101,7 +126,7 @@ def _float_converter(name: str, dtype: T.DataType):
     return convert
 
 
-def _ndarray_converter(name: str, dtype: T.DataType, ndim: int):
+def _ndarray_converter(name: str, dtype: T.DataType, ndim: int, written: bool):
     def convert(value, out):
         array = getattr(value, "_array", value)  # ti.ndarray wraps a NumPy array
         if not isinstance(array, np.ndarray):
@@ -117,6 +142,11 @@ def _ndarray_converter(name: str, dtype: T.DataType, ndim: int):
             raise TiValueError(
                 f"argument '{name}' is not C-contiguous",
                 hint="pass np.ascontiguousarray(a); the kernel writes through to it",
+            )
+        if written and not array.flags.writeable:
+            raise TiValueError(
+                f"argument '{name}' is a read-only array, and the kernel writes into it",
+                hint="pass a writable copy (a.copy()), or set a.flags.writeable = True",
             )
         out.append(array.__array_interface__["data"][0])
         out.extend(array.shape)
@@ -158,7 +188,9 @@ class CompiledKernel:
         converters = []
         for slot in layout.slots:
             if slot.kind == "ndarray":
-                converters.append(_ndarray_converter(slot.name, slot.dtype, slot.ndim))
+                converters.append(
+                    _ndarray_converter(slot.name, slot.dtype, slot.ndim, slot.written)
+                )
             elif slot.kind == "float":
                 converters.append(_float_converter(slot.name, slot.dtype))
             else:
