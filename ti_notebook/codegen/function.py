@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen import cold_path
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.common import Arithmetic, llvm_type
 from ti_notebook.codegen.loops import LoopsMixin
@@ -297,11 +298,9 @@ class FunctionEmitter(LoopsMixin, RandomMixin, Arithmetic):
         b = self.b
         fail = self.fn.append_basic_block("assert_fail")
         ok = self.fn.append_basic_block("assert_ok")
-        b.cbranch(self.truth(self.v(s.cond)), ok, fail)
+        cold_path.branch(b, self.truth(self.v(s.cond)), ok, fail)
         b.position_at_end(fail)
-        for k, arg in enumerate(s.args[: c.ERROR_ARG_SLOTS]):
-            wide = self.cast(self.v(arg), arg.dtype, types.i64)
-            b.store(wide, self.ctx_pointer(c.CTX_ERROR_ARGS + 8 * k))
-        b.store(ll.Constant(c.I64, code), self.ctx_pointer(c.CTX_ERROR))
+        args = [self.cast(self.v(arg), arg.dtype, types.i64) for arg in s.args]
+        cold_path.fail(b, self.ctx, code, args)
         b.ret_void()
         b.position_at_end(ok)

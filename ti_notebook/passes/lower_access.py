@@ -2,11 +2,9 @@
 
 ``x[i, j]`` becomes ``root(tree) + offset + i*stride0 + j*stride1`` in i64 (with one
 term per level for nested layouts), the numbers read from ``x.layout()`` only
-(DESIGN.md section 4); ``lower_sparse`` ran before and added what sparse nodes need.
-With ``debug=True`` each field and ndarray access first checks its indices against the
-shape; a failed check stops the launch and raises
-:class:`~ti_notebook.errors.TiIndexError` naming the
-field, the index and the shape.
+(DESIGN.md section 4); ``lower_sparse`` ran before and added what sparse nodes need,
+and ``prove_bounds`` before it the checks of the indices it could not prove in range,
+so every access here is in range and takes the fastest form there is.
 """
 
 from __future__ import annotations
@@ -14,20 +12,16 @@ from __future__ import annotations
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang import types
 from ti_notebook.lang.config import Config
 from ti_notebook.passes import plan_arith as arith
 
 
 def run(kernel: KernelIR, config: Config) -> bool:
     lowered: dict[int, ir.Stmt] = {}
-    if not config.debug:
-        _mark_streaming_stores(kernel)
+    _mark_streaming_stores(kernel)
     for stmt in list(kernel.block.walk()):
-        if config.debug and isinstance(stmt, ir.ExternalPtrStmt):
-            _check_external(kernel, stmt)
         if isinstance(stmt, ir.GlobalPtrStmt):
-            lowered[stmt.id] = _lower(kernel, stmt, config.debug)
+            lowered[stmt.id] = _lower(kernel, stmt)
     if lowered:
         for stmt in kernel.block.walk():
             for operand in stmt.operands():
@@ -36,20 +30,12 @@ def run(kernel: KernelIR, config: Config) -> bool:
     return bool(lowered)
 
 
-def _emit(anchor: ir.Stmt, stmt: ir.Stmt) -> ir.Stmt:
-    stmt.pos = anchor.pos
-    return transform.insert_before(anchor, stmt)
-
-
-def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt, debug: bool) -> ir.Stmt:
+def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt) -> ir.Stmt:
     field = ptr.field
     plan = field.layout()
-    if debug and ptr.indices:
-        shape = [_emit(ptr, ir.ConstStmt(n, types.i32)) for n in plan.shape]
-        _bounds_check(kernel, ptr, ptr.indices, shape, f"field '{field.name}'")
     emit = arith.Emitter(ptr)
     loop = _visiting_loop(ptr)
-    if loop is not None and not debug:
+    if loop is not None:
         # The loop's own cell of a field laid out like the loop's: base + k * cell.
         linear = emit(ir.LoopLinearIndexStmt(loop))
         step = emit.op("mul", linear, emit.const(plan.levels[-1].cell_size))
@@ -125,24 +111,3 @@ def _visiting_loop(ptr: ir.GlobalPtrStmt):
     if mine.shape != theirs.shape or not _same_shape_of_levels(mine, theirs):
         return None
     return loop if contiguous(mine) and contiguous(theirs) else None
-
-
-def _check_external(kernel: KernelIR, ptr: ir.ExternalPtrStmt) -> None:
-    shape = [_emit(ptr, ir.ExternalShapeStmt(ptr.arg_index, a, types.i32)) for a in range(ptr.ndim)]
-    _bounds_check(kernel, ptr, ptr.indices, shape, f"ndarray argument {ptr.arg_index}")
-
-
-def _bounds_check(kernel, anchor, indices, shape, what: str) -> None:
-    ok = None
-    for index, extent in zip(indices, shape, strict=True):
-        zero = _emit(anchor, ir.ConstStmt(0, types.i32))
-        low = _emit(anchor, ir.BinaryOpStmt("ge", index, zero, types.i32))
-        high = _emit(anchor, ir.BinaryOpStmt("lt", index, extent, types.i32))
-        both = _emit(anchor, ir.BinaryOpStmt("logical_and", low, high, types.i32))
-        ok = (
-            both
-            if ok is None
-            else _emit(anchor, ir.BinaryOpStmt("logical_and", ok, both, types.i32))
-        )
-    message = f"index out of range for {what}"
-    _emit(anchor, ir.AssertStmt(ok, message, [*indices, *shape], kind="bounds"))

@@ -17,6 +17,7 @@ from ti_notebook.passes import (
     make_thread_local,
     offload,
     privatize_scatter,
+    prove_bounds,
     typecheck,
 )
 
@@ -27,6 +28,9 @@ PASSES = [
     ("make_thread_local", make_thread_local.run),
     ("demote_atomics", demote_atomics.run),
     ("privatize_scatter", privatize_scatter.run),
+    # after offload (checks move into task prologues), before lower_sparse (an index
+    # must be checked before it sets or reads a sparse cell's bit)
+    ("prove_bounds", prove_bounds.run),
     ("lower_sparse", lower_sparse.run),
     ("lower_access", lower_access.run),
     ("eliminate_dead_code", eliminate_dead_code.run),

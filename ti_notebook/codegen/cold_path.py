@@ -1,0 +1,63 @@
+"""The cold path of a failed check (``AssertStmt``): record the failure, leave the task.
+
+The hot code keeps a compare and a branch that branch weights mark as almost never
+taken, so LLVM lays the failure out of line; the failure itself is a call of one
+``cold``, ``noinline`` function per module, so nothing of it is inlined into loops.
+Chunks of a parallel task can fail at the same time: a compare-and-swap on the error
+slot lets only the first write its arguments, so a message never mixes two failures
+(the launcher reads them after every chunk has finished).
+
+    >>> import llvmlite.ir as ll
+    >>> module = ll.Module()
+    >>> fn = fail_function(module)
+    >>> sorted(fn.attributes), fail_function(module) is fn
+    (['cold', 'noinline'], True)
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ll
+
+from ti_notebook.codegen import common as c
+
+NAME = "tin_check_failed"
+# Branch weights, passing : failing. Any large ratio makes LLVM treat failing as cold.
+PASSING_WEIGHT = 1 << 20
+
+
+def fail_function(module: ll.Module) -> ll.Function:
+    """``tin_check_failed(ctx, code, arg0..arg7)``: the module's one failure routine."""
+    existing = module.globals.get(NAME)
+    if existing is not None:
+        return existing
+    params = [c.PTR, c.I64] + [c.I64] * c.ERROR_ARG_SLOTS
+    fn = ll.Function(module, ll.FunctionType(c.VOID, params), NAME)
+    fn.linkage = "internal"
+    fn.attributes.add("cold")
+    fn.attributes.add("noinline")
+    ctx, code, *args = fn.args
+    entry, first, done = (fn.append_basic_block(n) for n in ("entry", "first", "done"))
+    b = ll.IRBuilder(entry)
+    slot = b.gep(ctx, [ll.Constant(c.I64, c.CTX_ERROR)], source_etype=c.I8)
+    swapped = b.cmpxchg(slot, ll.Constant(c.I64, 0), code, "monotonic", "monotonic")
+    b.cbranch(b.extract_value(swapped, 1), first, done)
+    b.position_at_end(first)
+    for k, arg in enumerate(args):
+        b.store(arg, b.gep(ctx, [ll.Constant(c.I64, c.CTX_ERROR_ARGS + 8 * k)], source_etype=c.I8))
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
+
+
+def branch(builder: ll.IRBuilder, ok: ll.Value, go_on: ll.Block, fail: ll.Block) -> None:
+    """``ok ? go_on : fail``, with ``fail`` marked as (almost) never taken."""
+    builder.cbranch(ok, go_on, fail).set_weights([PASSING_WEIGHT, 1])
+
+
+def fail(builder: ll.IRBuilder, ctx: ll.Value, code: int, args: list[ll.Value]) -> None:
+    """Calls the failure routine with assert ``code`` and up to 8 i64 ``args``."""
+    fn = fail_function(builder.module)
+    values = list(args[: c.ERROR_ARG_SLOTS])
+    values += [ll.Constant(c.I64, 0)] * (c.ERROR_ARG_SLOTS - len(values))
+    builder.call(fn, [ctx, ll.Constant(c.I64, code), *values])
