@@ -185,14 +185,18 @@ def test_different_kernels_and_specialisations_draw_different_numbers():
     assert len(np.unique(every)) == every.size
 
 
+# Sizes for _seeded_draws: the struct-for and ndrange are over two chunks of the
+# smallest grain (4096), so two threads really share them without a block_dim.
+FLAT, GRID, INNER = 20_000, (100, 90), (40, 7)
+
+
 def _seeded_draws(seed: int | None, threads: int = 0, block_dim: int | None = None):
     """Three launches of kernels covering every place a draw can be, as one array."""
     options = {} if seed is None else {"random_seed": seed}
     ti.init(arch=ti.cpu, cpu_max_num_threads=threads, **options)
-    n = 3000
-    flat = ti.field(ti.f64, shape=n)
-    grid = ti.field(ti.f32, shape=(60, 50))
-    inner = ti.field(ti.u32, shape=(40, 7))
+    flat = ti.field(ti.f64, shape=FLAT)
+    grid = ti.field(ti.f32, shape=GRID)
+    inner = ti.field(ti.u32, shape=INNER)
     serial = ti.field(ti.f32, shape=5)
 
     @ti.func
@@ -203,10 +207,10 @@ def _seeded_draws(seed: int | None, threads: int = 0, block_dim: int | None = No
     def everywhere():
         for i in flat:  # struct-for
             flat[i] = pair() + ti.randn(ti.f64)
-        for i, j in ti.ndrange(60, 50):
+        for i, j in ti.ndrange(GRID[0], GRID[1]):
             grid[i, j] = ti.random()
-        for i in range(40):
-            for j in range(7):  # nested serial loop in a parallel one
+        for i in range(INNER[0]):
+            for j in range(INNER[1]):  # nested serial loop in a parallel one
                 inner[i, j] = ti.random(ti.u32)
         serial[0] = ti.random()  # serial code
         ti.loop_config(serialize=True)
@@ -241,7 +245,8 @@ def test_seeds_change_the_numbers_and_default_seed_is_zero():
 
 def test_draws_inside_loops_and_funcs_are_all_distinct():
     rows = _seeded_draws(3)
-    inner = rows[:, 3000 + 3000 : 3000 + 3000 + 280]  # the u32 draws of the nested loop
+    start = FLAT + math.prod(GRID)
+    inner = rows[:, start : start + math.prod(INNER)]  # the u32 draws of the nested loop
     assert len(np.unique(inner)) == inner.size
     serial = rows[:, -5:]
     assert len(np.unique(serial)) == serial.size
