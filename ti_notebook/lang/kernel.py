@@ -27,10 +27,9 @@ import weakref
 from ti_notebook.errors import SourcePos, TiError, TiSyntaxError, TiTypeError, TiValueError
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
-from ti_notebook.lang import types
+from ti_notebook.lang import template_keys, types
 from ti_notebook.lang.cached_compile import compile_cached
 from ti_notebook.lang.compile import CompileRequest, Param, Stages
-from ti_notebook.lang.field import Field
 from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template
 from ti_notebook.runtime import random_streams
 
@@ -91,14 +90,12 @@ def _param_of(func, p: inspect.Parameter, cfg) -> Param:
     return Param(p.name, "scalar", dtype)
 
 
-def _template_key(value):
-    if isinstance(value, Field):
-        return ("field", id(value))
-    try:
-        hash(value)
-    except TypeError:
-        return ("id", id(value))
-    return (type(value).__name__, value)
+def _forget_dead(kernel_ref, _dead_ref) -> None:
+    """A template object died: its kernel drops the specialisations keyed by it."""
+    kernel = kernel_ref()
+    if kernel is not None:
+        for key in [key for key in list(kernel._compiled) if template_keys.dead(key)]:
+            kernel._compiled.pop(key, None)
 
 
 class Kernel:
@@ -117,6 +114,7 @@ class Kernel:
         self._fast = None
         self._loop_defaults: dict = {}
         self._offline_cache: bool | None = None
+        self._on_death = functools.partial(_forget_dead, weakref.ref(self))
         _kernels.add(self)
 
     def configure(
@@ -207,7 +205,7 @@ class Kernel:
         for param, value in zip(params, args, strict=True):
             if param.kind == "template":
                 templates[param.name] = value
-                key.append(_template_key(value))
+                key.append(template_keys.key_or_error(value, self._on_death, param.name, self.name))
                 concrete.append(param)
             elif param.kind == "ndarray":
                 array = getattr(value, "_array", value)
@@ -243,7 +241,9 @@ class Kernel:
                         self.return_type(),
                         self._compile_config(),
                     )
-                    entry = compile_cached(request)
+                    # Not the trace's inputs: they hold the template objects, which
+                    # must be free to die (their specialisation is dropped then).
+                    entry = (*compile_cached(request)[:2], {})
                     # the same stream on a cold compile and a cache hit: see random_streams
                     random_streams.attach(entry[0], request, _config.current())
                     self._compiled[key] = entry
