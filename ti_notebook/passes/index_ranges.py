@@ -44,6 +44,8 @@ _NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
 _MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 # Pure integer operations a check may recompute elsewhere (before a loop, in a prologue).
 _CLONABLE_OPS = {"add", "sub", "mul", "min", "max"}
+# The largest offset an index's linear form carries modulo 2**32 (see ``linear``).
+_SMALL = 1 << 16
 
 
 def type_range(dtype: DataType) -> tuple[int, int]:
@@ -55,6 +57,10 @@ def type_range(dtype: DataType) -> tuple[int, int]:
 
 def _is_int(stmt: ir.Stmt) -> bool:
     return stmt.dtype is not None and not stmt.dtype.is_float
+
+
+def _wide(stmt: ir.Stmt) -> bool:
+    return _is_int(stmt) and stmt.dtype.bits >= 32 and not getattr(stmt, "bitcast", False)
 
 
 def positions(root: ir.Block) -> dict[int, tuple[ir.Block, int]]:
@@ -135,21 +141,40 @@ class IndexRanges:
         return False
 
     # -- linear forms --------------------------------------------------------------------
-    def linear(self, stmt: ir.Stmt) -> tuple[ir.Stmt | None, int]:
-        """``(sym, k)`` with ``stmt == sym + k`` exactly (no wrap-around)."""
+    def linear(self, stmt: ir.Stmt, index: bool = False) -> tuple[ir.Stmt | None, int]:
+        """``(sym, k)`` with ``stmt == sym + k`` exactly (no wrap-around).
+
+        ``index=True`` (an i32 index, checked in i64): ``stmt == sym + k`` modulo 2**32,
+        for a small ``k``. Both sides agree wherever ``sym + k`` is a valid index
+        (``[0, extent)`` with ``extent <= 2**31``), which is all a check asks; it lets
+        ``base + 1`` with ``base`` any i32 (a float cast) share ``base`` with ``base + 2``.
+        """
         stmt = self.resolve(stmt)
         if isinstance(stmt, ir.ConstStmt) and _is_int(stmt):
             return None, stmt.value
-        if isinstance(stmt, ir.BinaryOpStmt) and stmt.op in ("add", "sub") and self._exact(stmt):
-            sym_a, k_a = self.linear(stmt.lhs)
-            sym_b, k_b = self.linear(stmt.rhs)
-            if stmt.op == "add" and (sym_a is None or sym_b is None):
-                return sym_a or sym_b, k_a + k_b
-            if stmt.op == "sub" and sym_b is None:
-                return sym_a, k_a - k_b
-        if isinstance(stmt, ir.CastStmt) and self._keeps_value(stmt):
-            return self.linear(stmt.operand)
+        if isinstance(stmt, ir.BinaryOpStmt) and stmt.op in ("add", "sub"):
+            form = self._linear_sum(stmt, index)
+            if form is not None:
+                return form
+        if isinstance(stmt, ir.CastStmt):
+            # modulo 2**32 survives any cast between integer types of 32 bits or more
+            passes = _wide(stmt) and _wide(stmt.operand) if index else self._keeps_value(stmt)
+            if passes:
+                return self.linear(stmt.operand, index)
         return stmt, 0
+
+    def _linear_sum(self, stmt: ir.BinaryOpStmt, index: bool):
+        if not (_wide(stmt) if index else self._exact(stmt)):
+            return None
+        sym_a, k_a = self.linear(stmt.lhs, index)
+        sym_b, k_b = self.linear(stmt.rhs, index)
+        if stmt.op == "add" and (sym_a is None or sym_b is None):
+            sym, k = sym_a or sym_b, k_a + k_b
+        elif stmt.op == "sub" and sym_b is None:
+            sym, k = sym_a, k_a - k_b
+        else:
+            return None
+        return (sym, k) if not index or abs(k) <= _SMALL else None
 
     def _exact(self, stmt: ir.BinaryOpStmt) -> bool:
         """The operation cannot wrap around: its true result fits its type."""

@@ -140,7 +140,7 @@ class _Planner:
         facts = ranges.facts(access)
         axes, needed = [], False
         for index, extent in zip(indices, extents, strict=True):
-            form = ranges.linear(index)
+            form = ranges.linear(index, index=index.dtype.bits == 32)
             lo = None if ranges.at_least_zero(form, facts) else form
             hi = None if ranges.below(form, extent, facts) else form
             needed = needed or lo is not None or hi is not None
@@ -256,7 +256,9 @@ class _Planner:
         shape = tuple(check.extents)
         forms = tuple((side(a.lo), side(a.hi)) for a in check.axes)
         guard = check.guard.id if check.guard is not None else None
-        return id(check.block), guard, check.what, shape, line, forms
+        # fields of one shape on one line share a check (a vector field's components,
+        # ``a[i + 1] = b[i + 1]``): it names the one the line reaches first
+        return id(check.block), guard, shape, line, forms
 
     # -- IR ----------------------------------------------------------------------------------
     def emit(self, check: _Check) -> None:
