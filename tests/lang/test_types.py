@@ -169,13 +169,18 @@ def test_store_i32_into_narrow_field_truncates():
         assert u8[None] == _wrap(a, 8, False)
 
 
-def test_i32_argument_wraps_out_of_range_python_int():
+def test_argument_outside_its_type_is_an_overflow_error_naming_it():
+    # Wrapping 2**31 + 5 silently into an i32 argument gave a wrong answer without a word
+    # (NumPy 2 refuses np.int32(2**31 + 5) too); values in range pass unchanged.
     @ti.kernel
     def ident(a: ti.i32) -> ti.i64:
         return a
 
-    for v in [2**31 + 5, -(2**31) - 1, 2**32 + 3]:
-        assert ident(v) == _wrap(v, 32, True)
+    for v in [2**31, -(2**31) - 1, 2**32 + 3, 2**70]:
+        with pytest.raises(ti.errors.TiOverflowError, match="argument 'a'"):
+            ident(v)
+    for v in [2**31 - 1, -(2**31), 0, np.int64(-5)]:
+        assert ident(v) == v
 
 
 # --------------------------------------------------------------------------------------

@@ -124,6 +124,32 @@ CASES = [
         """,
         "TiTypeError@line",
     ),
+    (
+        "a_2000_component_vector_value",
+        """
+        v = ti.Vector.field(2000, ti.f32, shape=4)
+        @ti.kernel
+        def k():
+            for i in v:
+                v[i] = v[i] * 2.0  # <-
+        k()
+        """,
+        "TiValueError@line",
+    ),
+    (
+        "one_component_of_a_2000_component_field_works",
+        """
+        v = ti.Vector.field(2000, ti.f32, shape=4)
+        @ti.kernel
+        def k():
+            for i in v:
+                v[i][1999] = 3.0
+                v[i][7] += v[i][1999]
+        k()
+        print(v[2][7])
+        """,
+        "OK:3.0",
+    ),
     ("unknown_arch", "ti.init(arch='tpu')", "TiValueError"),
     ("matrix_field_of_a_string_type", "ti.Matrix.field(2, 2, 'nope', shape=3)", "TiTypeError"),
     (

@@ -11,7 +11,7 @@ import ast
 import dataclasses
 import numbers
 
-from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError, TiValueError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.values import Slots, Vector
 from ti_notebook.ir import nodes as ir
@@ -19,6 +19,7 @@ from ti_notebook.lang import matrix as lang_matrix
 from ti_notebook.lang import types
 
 _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
+MAX_KERNEL_COMPONENTS = 256
 METHODS = {
     "dot",
     "norm",
@@ -165,9 +166,25 @@ class MatricesMixin:
         raise self.error(TiSyntaxError, node, f"vectors and matrices have no '.{node.attr}'")
 
     def load_matrix(self, field, indices: list, node) -> Vector:
+        self.check_component_count(field, node)
         pointers = self.matrix_pointers(field, indices, node)
         items = [self.builder.emit(ir.GlobalLoadStmt(ptr)) for ptr in pointers]
         return Vector(items, field.element_shape)
+
+    def check_component_count(self, field, node) -> None:
+        """Kernels unroll vector values per component, and LLVM's time grows faster than
+        the component count (2,000 took minutes): a whole-element value of a huge vector
+        field is refused with the usual remedy (one component at a time still works)."""
+        count = len(field.components)
+        if count > MAX_KERNEL_COMPONENTS:
+            raise self.error(
+                TiValueError,
+                node,
+                f"'{field.name}' has {count} components per element; kernels handle at "
+                f"most {MAX_KERNEL_COMPONENTS} as one vector value",
+                f"make the components a field dimension instead, e.g. "
+                f"ti.field(ti.{field.dtype}, shape=(..., {count})), and loop over it",
+            )
 
     def matrix_pointers(self, field, indices: list, node) -> list[ir.Stmt]:
         return [self.subscript_pointer(c, indices, node) for c in field.components]

@@ -13,7 +13,14 @@ import warnings
 from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import is_matrix_field
-from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Slots, Vector, VectorVariable
+from ti_notebook.frontend.values import (
+    ComponentPointers,
+    LoopIndex,
+    NdarrayArg,
+    Slots,
+    Vector,
+    VectorVariable,
+)
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 
@@ -187,7 +194,11 @@ class StatementsMixin:
         base = self.expr(node.value)
         indices = self.index_values(node.slice)
         if is_matrix_field(base):
-            return Slots(self.matrix_pointers(base, indices, node), base.element_shape)
+            components = base.components
+            pointers = ComponentPointers(
+                lambda k: self.subscript_pointer(components[k], indices, node), len(components)
+            )
+            return Slots(pointers, base.element_shape)
         return self.subscript_pointer(base, indices, node)
 
     def load(self, slot):

@@ -41,6 +41,29 @@ class VectorVariable:
         self.shape = shape
 
 
+class ComponentPointers:
+    """The element pointers of a vector/matrix field at some indices, made on first use:
+    ``v[i][k]`` on a field of 2,000 components needs one pointer, not 2,000."""
+
+    def __init__(self, make, count: int) -> None:
+        self.make, self.count = make, count
+        self.made: dict[int, object] = {}
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, k: int):
+        if not -self.count <= k < self.count:
+            raise IndexError(k)
+        k %= self.count
+        if k not in self.made:
+            self.made[k] = self.make(k)
+        return self.made[k]
+
+    def __iter__(self):
+        return (self[k] for k in range(self.count))
+
+
 @dataclasses.dataclass
 class Slots:
     """The assignable components of a vector/matrix target, row-major.
