@@ -6,7 +6,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
-from ti_notebook.frontend import local_storage, matrices, random_ops, sparse_ops
+from ti_notebook.frontend import field_methods, local_storage, matrices, random_ops, sparse_ops
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import BoundMethod
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
@@ -54,6 +54,8 @@ class CallsMixin:
         func = self.expr(node.func)
         if isinstance(func, BoundMethod):
             return self.call_method(func, [self.expr(a) for a in node.args], node)
+        if field_methods.is_container_method(func):  # x.fill(v) is a loop, not a Python call
+            return field_methods.call(self, func, node)
         if not _hashable(func):
             raise self.error(TiTypeError, node, f"'{ast.unparse(node.func)}' is not callable")
         builder_fn = _MATRIX_CONSTRUCTORS.get(func)
@@ -142,12 +144,15 @@ class CallsMixin:
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         dynamic = [a for a in [*args, *kwargs.values()] if isinstance(a, (ir.Stmt, Vector))]
         if not dynamic and callable(func):
+            self.state.reads.python_call(func, args, kwargs, node)
             try:
-                return func(*args, **kwargs)
+                result = func(*args, **kwargs)
             except Exception as exc:
                 raise self.error(
                     TiSyntaxError, node, f"calling '{ast.unparse(node.func)}' failed: {exc}"
                 ) from None
+            self.state.reads.python_result(result, node)
+            return result
         raise self.error(
             TiSyntaxError,
             node,

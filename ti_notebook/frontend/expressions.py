@@ -81,11 +81,13 @@ class ExpressionsMixin:
         if isinstance(base, ir.Stmt):
             raise self.error(TiSyntaxError, node, f"a kernel value has no attribute '{node.attr}'")
         try:
-            return getattr(base, node.attr)
+            value = getattr(base, node.attr)
         except AttributeError:
             raise self.error(
                 TiSyntaxError, node, f"'{ast.unparse(node.value)}' has no attribute '{node.attr}'"
             ) from None
+        self.state.reads.attribute(base, node.attr, value, node)  # Params.scale, cfg.N
+        return value
 
     # -- operators --------------------------------------------------------------------
     def expr_BinOp(self, node: ast.BinOp):

@@ -18,7 +18,6 @@ import ast
 import builtins
 import contextlib
 import dataclasses
-import inspect
 
 from ti_notebook.errors import TiError, TiNameError, TiSyntaxError
 from ti_notebook.frontend.builder import IRBuilder
@@ -26,6 +25,7 @@ from ti_notebook.frontend.calls import CallsMixin
 from ti_notebook.frontend.expressions import ExpressionsMixin
 from ti_notebook.frontend.loops import LoopsMixin
 from ti_notebook.frontend.matrices import MatricesMixin
+from ti_notebook.frontend.recorder import KERNEL_SCOPE, Reads
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.frontend.statements import StatementsMixin
 from ti_notebook.ir import nodes as ir
@@ -52,6 +52,10 @@ class KernelState:
     pending_block_local: tuple | None = None  # (fields, pos) of a ti.block_local before a loop
     returned: bool = False
     inline_depth: int = 0
+    reads: Reads = dataclasses.field(init=False)  # every Python value read, as paths
+
+    def __post_init__(self) -> None:
+        self.reads = Reads(self.captured)
 
 
 class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, MatricesMixin):
@@ -114,7 +118,7 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
         elif name in self.globals:
             value = self.globals[name]
         elif hasattr(builtins, name):
-            return getattr(builtins, name)
+            value = getattr(builtins, name)  # recorded too: a later global may shadow it
         else:
             hint = "define it before this line"
             for scope in self.dead_scopes:
@@ -124,8 +128,7 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
                         f"before that block (e.g. '{name} = 0') to use it here"
                     )
             raise self.error(TiNameError, node, f"name '{name}' is not defined", hint)
-        if not inspect.ismodule(value):
-            self.state.captured[(self.scope, name)] = value
+        self.state.reads.root(self.scope, name, value)
         if getattr(value, "name", None) == "field" and hasattr(value, "layout"):
             value.name = name  # unnamed fields take the name the kernel uses: clearer errors
         return value
@@ -169,9 +172,6 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
             return handler(node)
         finally:
             self.builder.pos = saved
-
-
-KERNEL_SCOPE = "<kernel>"
 
 
 def scope_of(func) -> str:

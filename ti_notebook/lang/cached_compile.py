@@ -55,12 +55,15 @@ class _Hooks:
     def __init__(self, request: CompileRequest, pre: str) -> None:
         self.request, self.pre = request, pre
         self.key = self.dependencies = self.code = self.generator = None
+        self.why_not = ""
 
     def prefix(self, inputs: dict) -> str | None:
         self.captured = inputs["captured"]
-        self.dependencies = cache_keys.record_dependencies(
+        self.dependencies, self.why_not = cache_keys.record_dependencies(
             inputs["captured"], self.request.template_values
         )
+        if inputs.get("uncacheable"):  # tracing read something it cannot follow
+            self.dependencies, self.why_not = None, inputs["uncacheable"]
         if self.dependencies is None:
             self.wants_object = False
             return None
@@ -101,7 +104,7 @@ def compile_cached(request: CompileRequest):
     hooks = _Hooks(request, pre)
     result = compile_kernel(request, hooks)
     if hooks.key is None:
-        return _uncacheable(request, "it reads a value with no stable fingerprint", result)
+        return _uncacheable(request, hooks.why_not, result)
     if not _save(store, hooks, result, request):
         return _uncacheable(request, "a field it uses is reached only indirectly", result)
     _stats["misses"] += 1

@@ -91,6 +91,7 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
     for param in request.params:
         if param.kind == "template":
             tracer.bind(param.name, request.template_values[param.name])
+            state.reads.template(param.name, request.template_values[param.name])
         elif param.kind == "ndarray":
             tracer.bind(param.name, NdarrayArg(slot, param.dtype, param.ndim, param.name))
             slot += 1
@@ -101,7 +102,8 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
     tracer.run_block(request.source.function_def.body)
     local_storage.check_none_pending(state)
     kernel = KernelIR(request.name, b.blocks[0], request.return_type)
-    return kernel, {"captured": state.captured, "funcs": state.reached_funcs}
+    inputs = {"captured": state.captured, "funcs": state.reached_funcs}
+    return kernel, dict(inputs, uncacheable=state.reads.refused)
 
 
 def runtime_layout(params: list[Param], written: list[str] = ()) -> ArgLayout:

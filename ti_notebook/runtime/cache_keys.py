@@ -5,33 +5,34 @@ A kernel's cache key has two parts:
 - the *pre-key*, known before tracing: the kernel's source, its parameter kinds and
   types, its template arguments, the code-changing ``ti.init`` options, the target CPU
   and the versions of ti_notebook, llvmlite and LLVM;
-- its *dependencies*, learnt by the first trace: every name the kernel and the
-  ``ti.func``\\ s it reaches read from their globals or closures, with a fingerprint of
-  the value (a func's fingerprint is its source; a field's is its memory plan).
+- its *dependencies*, learnt by the first trace: every Python value the kernel and the
+  ``ti.func``\\ s it reaches read, as a path from a name in a scope
+  (``["<kernel>", "Params.scale", fingerprint]``, ``frontend/recorder.py``), with the
+  value's fingerprint (``runtime/fingerprint.py``: a func's is its source, a field's its
+  memory plan, a Python helper's its code, closure, defaults and the globals it names).
 
-The index stores, per pre-key, the dependency lists seen so far. A later process looks
-each name up again in the same scopes (no tracing), fingerprints the values, and if they
-all match, the full key - and the object code - is known without running the frontend.
+The index stores, per pre-key, the dependency lists seen so far. A later process
+resolves each path again (the root name in the same scope, then the attribute chain; no
+tracing), fingerprints the values, and if they all match, the full key - and the object
+code - is known without running the frontend.
 
-    >>> fingerprint(3), fingerprint((1.5, 2))
-    ('int:3', "tuple:['float:1.5', 'int:2']")
-    >>> fingerprint(object()) is None
+    >>> full_key("pre", [["<kernel>", "Params.scale", "int:1"]]) != full_key(
+    ...     "pre", [["<kernel>", "Params.scale", "int:2"]]
+    ... )
     True
 """
 
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import functools
 import hashlib
 import json
-import types as pytypes
 from pathlib import Path
 
-import numpy as np
-
-from ti_notebook.frontend.tracer import KERNEL_SCOPE, closure_vars, scope_of
+from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE
+from ti_notebook.frontend.tracer import closure_vars, scope_of
+from ti_notebook.runtime.fingerprint import fingerprint
 
 FORMAT_VERSION = 1
 _MISSING = object()
@@ -39,53 +40,6 @@ _MISSING = object()
 
 def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-
-
-def fingerprint(value) -> str | None:
-    """A stable text for ``value`` across processes, or None if it has none."""
-    from ti_notebook.lang.field import Field
-    from ti_notebook.lang.kernel import Func, Kernel
-    from ti_notebook.lang.matrix import MatrixField
-    from ti_notebook.lang.snode import SNode
-    from ti_notebook.lang.types import DataType
-
-    if value is None or isinstance(value, (bool, int, float, str, complex)):
-        return f"{type(value).__name__}:{value!r}"
-    if isinstance(value, (tuple, list)):
-        items = [fingerprint(v) for v in value]
-        return None if None in items else f"{type(value).__name__}:{items}"
-    if isinstance(value, DataType):
-        return f"dtype:{value.name}"
-    if isinstance(value, np.generic):
-        return f"np:{value.dtype}:{value!r}"
-    if isinstance(value, Field):
-        try:
-            # as tracing would: a field of ti.root's pending tree finalises that tree
-            value._materialize()
-        except Exception:
-            return None
-        return f"field:{_relocatable(value.layout())!r}"
-    if isinstance(value, MatrixField):
-        parts = [fingerprint(c) for c in value.components]
-        return None if None in parts else f"matrix_field:{value.n}x{value.m}:{parts}"
-    if isinstance(value, SNode):
-        try:
-            return f"snode:{_relocatable(value.layout())!r}"
-        except Exception:
-            return None
-    if isinstance(value, Func):
-        return f"func:{value.qualname}:{value.source().digest()}"
-    if isinstance(value, Kernel):
-        return f"kernel:{value.name}"
-    if isinstance(value, (pytypes.FunctionType, pytypes.BuiltinFunctionType, type)):
-        # Python callables run at compile time: their code decides what gets traced.
-        code = getattr(value, "__code__", None)
-        body = hashlib.sha256(code.co_code).hexdigest() if code is not None else ""
-        consts = repr(code.co_consts) if code is not None else ""
-        return f"py:{getattr(value, '__module__', '')}.{value.__qualname__}:{body}:{consts}"
-    if isinstance(value, np.ndarray) and value.nbytes <= 1 << 20:
-        return f"ndarray:{value.dtype}:{value.shape}:{hashlib.sha256(value.tobytes()).hexdigest()}"
-    return None
 
 
 @functools.cache
@@ -102,11 +56,6 @@ def compiler_digest() -> str:
         info = path.stat()
         digest.update(f"{path.relative_to(package)}:{info.st_size}:{info.st_mtime_ns};".encode())
     return digest.hexdigest()
-
-
-def _relocatable(layout):
-    """The plan without its tree id: the code finds trees through per-kernel slots."""
-    return dataclasses.replace(layout, tree_id=0)
 
 
 def tree_of(value) -> int | None:
@@ -204,29 +153,35 @@ def full_key(pre: str, dependencies: list) -> str:
     return _digest(pre, dependencies)
 
 
-def record_dependencies(captured: dict, template_values: dict) -> list | None:
-    """``[[scope, name, fingerprint], ...]`` from a trace, or None if not cacheable.
+def record_dependencies(captured: dict, template_values: dict) -> tuple[list | None, str]:
+    """``([[scope, path, fingerprint], ...], "")`` from a trace, or ``(None, why)`` when
+    the kernel cannot be cached.
 
-    Objects the trace reached without a name (a field behind an attribute, say) must
-    also be reachable through a named dependency or a template value, else the cache
-    could not tell when they change.
+    Objects the trace reached without a path (a field a helper returned, say) must also
+    be reachable through a recorded path or a template value, else the cache could not
+    tell when they change. Each path's scope must be one a warm start can find: the
+    kernel's, the template arguments', or a ``ti.func``'s reached through a path before.
     """
     dependencies, covered = [], set()
+    scopes = _template_scopes(template_values)
     for value in template_values.values():
         _cover(value, covered)
     for key, value in captured.items():
-        scope, name = key
-        if not isinstance(scope, str) or not isinstance(name, str):
+        scope, path = key
+        if not isinstance(scope, str) or not isinstance(path, str):
             continue
+        if scope not in scopes:
+            return None, f"it reads '{path}' in a ti.func that no name leads to"
         print_ = fingerprint(value)
         if print_ is None:
-            return None
-        dependencies.append([scope, name, print_])
+            return None, f"'{path}' has no stable fingerprint ({type(value).__name__})"
+        dependencies.append([scope, path, print_])
+        _add_scope(scopes, value)
         _cover(value, covered)
     for key, value in captured.items():
         if not isinstance(key[1], str) and id(value) not in covered:
-            return None
-    return dependencies
+            return None, f"the {key[0]} '{getattr(value, 'name', '?')}' is reached only indirectly"
+    return dependencies, ""
 
 
 def _cover(value, covered: set) -> None:
@@ -238,27 +193,61 @@ def _cover(value, covered: set) -> None:
             _cover(item, covered)
 
 
-def dependencies_hold(dependencies: list, kernel_function, template_values: dict):
-    """The current values of the recorded names when each still has its recorded
-    fingerprint (looked up without tracing), else None."""
+def _template_scopes(template_values: dict) -> dict:
+    scopes = {KERNEL_SCOPE: None, TEMPLATE_SCOPE: None}
+    for value in template_values.values():
+        _add_scope(scopes, value)
+    return scopes
+
+
+def _add_scope(scopes: dict, value) -> None:
     from ti_notebook.lang.kernel import Func
 
-    scopes = {KERNEL_SCOPE: kernel_function}
-    for value in template_values.values():
-        if isinstance(value, Func):
-            scopes[scope_of(value.func)] = value.func
+    if isinstance(value, Func):
+        scopes.setdefault(scope_of(value.func), value.func)
+
+
+def dependencies_hold(dependencies: list, kernel_function, template_values: dict):
+    """The current values of the recorded paths when each still has its recorded
+    fingerprint (resolved without tracing), else None.
+
+        >>> K = 3
+        >>> def body():
+        ...     return K
+        >>> dependencies_hold([["<kernel>", "K", "int:3"]], body, {})
+        [3]
+        >>> dependencies_hold([["<kernel>", "K.real", "int:4"]], body, {}) is None
+        True
+    """
+    scopes = _template_scopes(template_values)
+    scopes[KERNEL_SCOPE] = kernel_function
     values = []
-    for scope, name, expected in dependencies:
-        function = scopes.get(scope)
-        if function is None:
-            return None
-        value = _lookup(function, name)
+    for scope, path, expected in dependencies:
+        value = _resolve(scopes, scope, path, template_values)
         if value is _MISSING or fingerprint(value) != expected:
             return None
-        if isinstance(value, Func):
-            scopes.setdefault(scope_of(value.func), value.func)
+        _add_scope(scopes, value)
         values.append(value)
     return values
+
+
+def _resolve(scopes: dict, scope: str, path: str, template_values: dict):
+    """As tracing reached it: the root name in its scope, then each attribute."""
+    root, *attributes = path.split(".")
+    if scope == TEMPLATE_SCOPE:
+        value = template_values.get(root, _MISSING)
+    elif scopes.get(scope) is None:
+        return _MISSING
+    else:
+        value = _lookup(scopes[scope], root)
+    for attribute in attributes:
+        if value is _MISSING:
+            break
+        try:
+            value = getattr(value, attribute)
+        except Exception:  # gone, or a property that now fails: not the value traced
+            return _MISSING
+    return value
 
 
 def _lookup(function, name: str):

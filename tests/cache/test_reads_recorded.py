@@ -1,0 +1,147 @@
+"""In one process: what tracing reads is recorded, and what it cannot follow is not cached.
+
+``tests/cache/test_cache_dependencies.py`` checks the same across processes; here a kernel
+is re-decorated (as re-running a notebook cell does) after a value changed, and kernels
+that read something the cache cannot follow run correctly, uncached.
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+
+import pytest
+
+import ti_notebook as ti
+from ti_notebook.runtime.fingerprint import fingerprint
+
+pytestmark = pytest.mark.cpu
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path):
+    ti.init(arch=ti.cpu, offline_cache=True, offline_cache_file_path=str(tmp_path))
+
+
+def _status(kernel) -> str:
+    return kernel.stages()["report"]["cache"]
+
+
+class _Params:
+    scale = 1
+
+    class Grid:
+        n = 3
+
+
+class _Mode(enum.Enum):
+    FAST = 1
+    SLOW = 2
+
+
+_cfg = types.ModuleType("_cfg")
+_cfg.params = _Params
+MODE = _Mode.FAST
+
+
+def _scaled(a):
+    @ti.kernel
+    def scaled(v: ti.i32) -> ti.i32:
+        return v * _cfg.params.scale + _cfg.params.Grid.n
+
+    return scaled(a), scaled
+
+
+def test_redecorated_kernel_sees_a_changed_attribute_chain(monkeypatch):
+    value, first = _scaled(10)
+    assert (value, _status(first)) == (13, "miss")
+    assert _scaled(10)[1] is not first and _status(_scaled(10)[1]) == "hit"
+    monkeypatch.setattr(_Params.Grid, "n", 5)
+    value, again = _scaled(10)
+    assert (value, _status(again)) == (15, "miss")
+    monkeypatch.setattr(_Params, "scale", 2)
+    assert _scaled(10)[0] == 25
+
+
+def _with_mode():
+    @ti.kernel
+    def pick() -> ti.i32:
+        return ti.static(MODE.value * 10)
+
+    return pick
+
+
+def test_enum_members_are_fingerprinted(monkeypatch):
+    assert _with_mode()() == 10
+    monkeypatch.setattr(__import__(__name__), "MODE", _Mode.SLOW)
+    kernel = _with_mode()
+    assert (kernel(), _status(kernel)) == (20, "miss")
+
+
+def _fact(n):
+    return 1 if n <= 1 else n * _fact(n - 1)
+
+
+def test_a_recursive_helper_is_cached():
+    def make():
+        @ti.kernel
+        def count() -> ti.i32:
+            total = 0
+            for _ in range(_fact(3)):
+                total += 1
+            return total
+
+        return count
+
+    first, second = make(), make()
+    assert (first(), _status(first)) == (6, "miss")
+    assert (second(), _status(second)) == (6, "hit")
+
+
+class _Box:
+    def __init__(self, v: int) -> None:
+        self.v = v
+
+
+def _make_box():
+    return _Box(4)
+
+
+def _double(namespace):
+    return namespace.Grid.n * 2
+
+
+@pytest.mark.parametrize("case", ["object from a helper", "namespace into a helper"])
+def test_reads_the_cache_cannot_follow_run_uncached(case):
+    if case == "object from a helper":
+
+        @ti.kernel
+        def kernel() -> ti.i32:
+            return ti.static(_make_box().v)
+
+        expected = 4
+    else:
+
+        @ti.kernel
+        def kernel() -> ti.i32:
+            return ti.static(_double(_Params))
+
+        expected = 6
+    assert kernel() == expected
+    assert _status(kernel) == "uncacheable"
+
+
+def test_helper_fingerprint_covers_code_names_closure_defaults_and_globals():
+    scope = {"A": 1, "B": 1}
+    exec("def pick(n=2):\n    return A * n", scope)  # noqa: S102 - a stand-in user module
+    prints = {fingerprint(scope["pick"])}
+    scope["A"] = 5  # a global it reads
+    prints.add(fingerprint(scope["pick"]))
+    scope["pick"].__defaults__ = (3,)  # a default
+    prints.add(fingerprint(scope["pick"]))
+    exec("def pick(n=3):\n    return B * n", scope)  # the same bytecode, another name
+    prints.add(fingerprint(scope["pick"]))
+    assert len(prints) == 4
+    exec("def outer(c):\n    def inner():\n        return c\n    return inner", scope)
+    assert fingerprint(scope["outer"](1)) != fingerprint(scope["outer"](2))  # closures
+    assert fingerprint(types.SimpleNamespace(n=object())) == "namespace"  # paths cover it

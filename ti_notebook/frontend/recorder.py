@@ -1,0 +1,134 @@
+"""What tracing reads from Python, recorded by construction for the offline cache.
+
+Every Python-level value a kernel reads is either the value of a name in a scope (the
+kernel's or a ``ti.func``'s globals, closure and builtins, or a template argument) or an
+attribute of a value read before. The tracer reports both here, and each value is
+recorded as a *path* from its root name: ``("<kernel>", "Params.scale")`` or
+``("<template>", "cfg.grid.N")``. Values keep their paths through local aliases and
+``ti.static(...)`` because the paths belong to the objects themselves (by ``id``, the
+objects held alive until the trace ends). A warm start resolves each path again - the
+root name, then ``getattr`` along the chain - and compares fingerprints
+(``runtime/cache_keys.py``).
+
+What cannot be followed makes the kernel uncacheable, with the first reason kept for
+the cache's debug log: an attribute read from a value that came from no path (an object
+a helper returned), or a namespace handed to a Python function run while compiling
+(which may read any of its attributes).
+
+    >>> import types
+    >>> reads = Reads({})
+    >>> cfg = types.SimpleNamespace(N=4)
+    >>> reads.root("<kernel>", "cfg", cfg)
+    >>> reads.attribute(cfg, "N", cfg.N, None)
+    >>> sorted(path for _scope, path in reads.captured)
+    ['cfg', 'cfg.N']
+"""
+
+from __future__ import annotations
+
+import ast
+import types as pytypes
+
+import numpy as np
+
+from ti_notebook.runtime.fingerprint import compiler_owned, fingerprint, library_version
+
+KERNEL_SCOPE = "<kernel>"
+TEMPLATE_SCOPE = "<template>"
+_MISSING = object()
+_DATA = (type(None), bool, int, float, str, complex, tuple, list, dict, np.generic, np.ndarray)
+_NAMESPACES = (pytypes.ModuleType, type, pytypes.SimpleNamespace)
+
+
+class Reads:
+    """The paths one kernel's trace read, shared by the funcs it inlines."""
+
+    def __init__(self, captured: dict) -> None:
+        self.captured = captured  # (scope, path) -> value; also holds unnamed fields
+        self.paths: dict[int, list[tuple[str, str]]] = {}
+        self._alive: list = []  # every value in ``paths``: their ids stay theirs
+        self.refused: str | None = None
+
+    def refuse(self, why: str) -> None:
+        """Makes the kernel uncacheable; the first reason is the one logged."""
+        if self.refused is None:
+            self.refused = why
+
+    # -- roots and attribute chains ------------------------------------------------------
+    def root(self, scope: str, name: str, value) -> None:
+        """A name read from a scope's closure, globals or builtins."""
+        if compiler_owned(value):
+            return  # ti, ti.sqrt...: the compiler digest covers them
+        self._record(scope, name, value)
+
+    def template(self, name: str, value) -> None:
+        """A template argument: already in the key; attributes read from it are paths."""
+        self._register(TEMPLATE_SCOPE, name, value)
+
+    def attribute(self, base, attr: str, value, node: ast.AST | None) -> None:
+        """``base.attr`` evaluated to ``value`` while tracing."""
+        if type(base).__module__.startswith("ti_notebook") or compiler_owned(base):
+            return  # x.shape, ti.f32...: the field's plan or the compiler covers it
+        paths = self.paths.get(id(base))
+        if paths:
+            for scope, path in list(paths):
+                self._record(scope, f"{path}.{attr}", value)
+        elif not isinstance(base, _DATA):
+            what = ast.unparse(node) if node is not None else attr
+            self.refuse(f"it reads '{what}' from a value that no name leads to")
+
+    # -- Python code run while compiling ----------------------------------------------------
+    def python_call(self, func, args: list, kwargs: dict, node: ast.AST) -> None:
+        """Before ``func(*args, **kwargs)`` runs while compiling."""
+        if compiler_owned(func):
+            return
+        name = ast.unparse(node.func) if isinstance(node, ast.Call) else "a function"
+        if isinstance(func, type) and (fingerprint(func) or "").startswith("class:"):
+            self.refuse(f"it constructs '{name}' while compiling")  # runs its __init__
+        for value in [*args, *kwargs.values()]:
+            if _holds_namespace(value):
+                self.refuse(f"it passes a module or class to '{name}' while compiling")
+            elif _user_object(value):
+                self.refuse(f"it passes an object with no fingerprint to '{name}'")
+
+    def python_result(self, value, node: ast.AST) -> None:
+        """What a Python call returned. Built-in and library values (a range, a zip) are
+        fixed by the call's inputs; an object of a user class may hold anything."""
+        if _user_object(value):
+            name = ast.unparse(node.func) if isinstance(node, ast.Call) else "a function"
+            self.refuse(f"'{name}' returned an object with no fingerprint while compiling")
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    def _record(self, scope: str, path: str, value) -> None:
+        key = (scope, path)
+        old = self.captured.get(key, _MISSING)
+        if old is _MISSING:
+            self.captured[key] = value
+        elif old is not value and fingerprint(old) != fingerprint(value):
+            # Two funcs with one qualname but different closures, say: one path, two values.
+            self.refuse(f"'{path}' had two different values while tracing")
+        self._register(scope, path, value)
+
+    def _register(self, scope: str, path: str, value) -> None:
+        known = self.paths.setdefault(id(value), [])
+        if not known:
+            self._alive.append(value)
+        if (scope, path) not in known:
+            known.append((scope, path))
+
+
+def _user_object(value) -> bool:
+    if isinstance(value, (tuple, list)):
+        return any(_user_object(v) for v in value)
+    module = type(value).__module__
+    if module.startswith("ti_notebook") or library_version(module) is not None:
+        return False
+    return fingerprint(value) is None
+
+
+def _holds_namespace(value) -> bool:
+    if isinstance(value, (tuple, list)):
+        return any(_holds_namespace(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_namespace(v) for v in value.values())
+    return isinstance(value, _NAMESPACES) and not compiler_owned(value)

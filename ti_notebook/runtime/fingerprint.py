@@ -1,0 +1,327 @@
+"""Fingerprints: a text per Python value that is the same in every process, or None.
+
+The offline cache reuses object code only when every value tracing read still has the
+fingerprint it had (``runtime/cache_keys.py``). Values a kernel reads by name or by
+attribute path (``frontend/recorder.py``) print as follows:
+
+- numbers, strings, enum members, tuples, lists, dicts and small arrays: their value;
+- fields and SNodes: their memory plan; ``ti.func``\\ s: their source and defaults;
+- namespaces (modules, classes, ``types.SimpleNamespace``): their name only, because
+  the recorder follows every attribute read from them as a path of its own;
+- plain Python functions, which run while compiling (``range(helper(4))``): everything
+  that decides what they return - their code (nested code objects and the names they
+  use included), closure cells, defaults, and the globals their code names (recursively
+  for the functions among them; of a module or class global, the attributes named in
+  the code);
+- ti_notebook's own functions and modules print as their name (the compiler digest
+  covers their code); installed libraries' (NumPy, the standard library) as their
+  name and the library's version;
+- anything else - an arbitrary object - has no fingerprint: the kernel is not cached.
+
+    >>> fingerprint(3), fingerprint((1.5, 2))
+    ('int:3', "tuple:['float:1.5', 'int:2']")
+    >>> fingerprint(object()) is None
+    True
+    >>> scope = {"K": 3}  # a user module's globals, holding one helper
+    >>> exec("helper = lambda: K * 2", scope)
+    >>> before = fingerprint(scope["helper"])
+    >>> scope["K"] = 4
+    >>> fingerprint(scope["helper"]) != before
+    True
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import hashlib
+import inspect
+import sys
+import types as pytypes
+from pathlib import Path
+
+import numpy as np
+
+_MAX_DEPTH = 32  # a deeper chain of functions and namespaces is not worth following
+_ARRAY_LIMIT = 1 << 20
+_code_prints: dict[int, tuple[pytypes.CodeType, str, frozenset]] = {}
+
+
+def fingerprint(value) -> str | None:
+    """The fingerprint of a value a kernel read by name or attribute path."""
+    return _Printer().print(value, None)
+
+
+def compiler_owned(value) -> bool:
+    """ti_notebook's own modules, functions and classes (not its instances: a field is
+    the user's data)."""
+    if isinstance(value, pytypes.ModuleType):
+        return _is_ours(value.__name__)
+    if isinstance(value, (type, pytypes.FunctionType, pytypes.BuiltinFunctionType)):
+        return _is_ours(getattr(value, "__module__", None) or "")
+    return False
+
+
+def _is_ours(module: str) -> bool:
+    return module == "ti_notebook" or module.startswith("ti_notebook.")
+
+
+_library_roots: dict[str, bool] = {}
+
+
+def library_version(module: str) -> str | None:
+    """The version of the installed library ``module`` belongs to; None for user code
+    (a script, a notebook, a module next to them, an editable checkout)."""
+    root = module.partition(".")[0]
+    if root in sys.builtin_module_names or root in sys.stdlib_module_names:
+        return f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    known = _library_roots.get(root)
+    if known is None:
+        loaded = sys.modules.get(root)
+        if loaded is None:
+            return None  # not imported under that name: a module made at run time
+        parts = Path(getattr(loaded, "__file__", None) or "").parts
+        known = _library_roots[root] = "site-packages" in parts or "dist-packages" in parts
+    if not known:
+        return None
+    return str(getattr(sys.modules[root], "__version__", "?"))
+
+
+def _named(value) -> str:
+    return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
+
+
+class _Printer:
+    """One fingerprint computation; remembers what it is inside of, to stop at cycles."""
+
+    def __init__(self) -> None:
+        self.active: set[int] = set()
+
+    def print(self, value, names: frozenset | None) -> str | None:
+        """``names`` None: as a kernel read it. A set: as the Python code whose code
+        names those reads it (namespaces then print the attributes it names)."""
+        if value is None or isinstance(value, (bool, int, float, str, complex)):
+            return f"{type(value).__name__}:{value!r}"
+        if isinstance(value, (tuple, list, dict, set, frozenset, bytes)):
+            return self.container(value, names)
+        if isinstance(value, (np.generic, np.ndarray)):
+            return _numpy(value)
+        if isinstance(value, enum.Enum):
+            member = self.print(value.value, names)
+            return member and f"enum:{_named(type(value))}.{value.name}:{member}"
+        from_compiler = _compiler_value(value, names)
+        if from_compiler is not None:
+            return from_compiler or None
+        if compiler_owned(value):
+            return f"ti:{value.__name__ if inspect.ismodule(value) else _named(value)}"
+        if id(value) in self.active:
+            # A cycle (a function that calls itself): the outer print covers it.
+            return f"cycle:{getattr(value, '__qualname__', type(value).__name__)}"
+        if len(self.active) > _MAX_DEPTH:
+            return None
+        self.active.add(id(value))
+        try:
+            return self.callable_or_namespace(value, names)
+        finally:
+            self.active.discard(id(value))
+
+    def container(self, value, names) -> str | None:
+        if isinstance(value, bytes):
+            return f"bytes:{hashlib.sha256(value).hexdigest()}"
+        if isinstance(value, dict):
+            items = [(self.print(k, names), self.print(v, names)) for k, v in value.items()]
+            if any(None in pair for pair in items):
+                return None
+            return f"dict:{sorted(items)}"
+        items = [self.print(v, names) for v in value]
+        if None in items:
+            return None
+        if isinstance(value, (set, frozenset)):
+            items.sort()
+        return f"{type(value).__name__}:{items}"
+
+    def callable_or_namespace(self, value, names) -> str | None:
+        if isinstance(value, pytypes.FunctionType):
+            return self.function(value)
+        if isinstance(value, pytypes.MethodType):
+            func = self.print(value.__func__, None)
+            owner = self.print(
+                value.__self__, _code_names(getattr(value.__func__, "__code__", None))
+            )
+            return None if func is None or owner is None else f"method:{func}:{owner}"
+        if isinstance(value, functools.partial):
+            parts = [self.print(p, None) for p in (value.func, value.args, value.keywords)]
+            return None if None in parts else f"partial:{parts}"
+        if isinstance(value, (pytypes.ModuleType, type, pytypes.SimpleNamespace)):
+            return self.namespace(value, names)
+        if isinstance(value, pytypes.BuiltinFunctionType):
+            owner = value.__self__
+            if owner is None or isinstance(owner, pytypes.ModuleType):
+                version = library_version(getattr(value, "__module__", None) or "builtins")
+                return f"lib:{_named(value)}@{version}" if version else None
+            held = self.print(owner, None)  # a bound method of a value, like D.get
+            return (
+                None
+                if held is None
+                else f"bound:{type(owner).__qualname__}.{value.__name__}:{held}"
+            )
+        version = library_version(getattr(value, "__module__", None) or "")
+        if version is not None and callable(value) and hasattr(value, "__qualname__"):
+            return f"lib:{_named(value)}@{version}"  # a NumPy ufunc, a C-level callable
+        return None
+
+    def namespace(self, value, names) -> str | None:
+        if isinstance(value, pytypes.ModuleType):
+            version = library_version(value.__name__)
+            if version is not None and sys.modules.get(value.__name__) is value:
+                return f"module:{value.__name__}@{version}"
+            head = f"module:{value.__name__}"
+        elif isinstance(value, type):
+            version = library_version(value.__module__)
+            if version is not None:
+                return f"lib:{_named(value)}@{version}"
+            head = f"class:{_named(value)}"
+        else:
+            head = "namespace"
+        if names is None:
+            return head  # read by a kernel: each attribute read is a path of its own
+        attributes = []
+        for name in sorted(names):
+            try:
+                attribute = getattr(value, name)
+            except Exception:  # absent, or a property that fails: the code cannot use it
+                continue
+            printed = self.print(attribute, names)
+            if printed is None:
+                return None
+            attributes.append((name, printed))
+        return f"{head}:{attributes}"
+
+    def function(self, fn: pytypes.FunctionType) -> str | None:
+        code = fn.__code__
+        code_print, names = _code_print(code)
+        parts = [fn.__qualname__, code_print]
+        for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=False):
+            try:
+                content = cell.cell_contents
+            except ValueError:  # a name the enclosing function has not bound yet
+                parts.append((name, "empty"))
+                continue
+            parts.append((name, self.print(content, names)))
+        parts.append(self.print(fn.__defaults__, names))
+        parts.append(self.print(fn.__kwdefaults__, names))
+        scope = fn.__globals__
+        # Every global the code could read, not only the names loaded as globals: an
+        # attribute name that is also a global costs a print, never a wrong hit.
+        parts.extend(
+            (name, self.print(scope[name], names)) for name in sorted(names) if name in scope
+        )
+        if any(p is None or (isinstance(p, tuple) and p[1] is None) for p in parts):
+            return None
+        return f"py:{hashlib.sha256(repr(parts).encode()).hexdigest()}"
+
+
+@functools.cache
+def _lang_types() -> tuple:
+    # Imported late: the language modules import the cache, which imports this module.
+    from ti_notebook.lang.field import Field
+    from ti_notebook.lang.kernel import Func, Kernel
+    from ti_notebook.lang.matrix import MatrixField
+    from ti_notebook.lang.snode import SNode
+    from ti_notebook.lang.types import DataType
+
+    return Field, Func, Kernel, MatrixField, SNode, DataType
+
+
+def _compiler_value(value, names) -> str | None:
+    """Fields, SNodes, types and funcs: a print, "" for no print, None if not one."""
+    Field, Func, Kernel, MatrixField, SNode, DataType = _lang_types()
+    if isinstance(value, DataType):
+        return f"dtype:{value.name}"
+    if isinstance(value, Field):
+        if names is not None and value._tree is None:
+            return ""  # Python code naming an unplaced field: printing must not place it
+        try:
+            value._materialize()  # as tracing would: a field of ti.root's pending tree
+        except Exception:
+            return ""
+        return f"field:{relocatable(value.layout())!r}"
+    if isinstance(value, MatrixField):
+        parts = [_compiler_value(c, names) for c in value.components]
+        return "" if "" in parts else f"matrix_field:{value.n}x{value.m}:{parts}"
+    if isinstance(value, SNode):
+        try:
+            return f"snode:{relocatable(value.layout())!r}"
+        except Exception:
+            return ""
+    if isinstance(value, Func):
+        defaults = _Printer().print((value.func.__defaults__, value.func.__kwdefaults__), None)
+        if defaults is None:
+            return ""
+        return f"func:{value.qualname}:{value.source().digest()}:{defaults}"
+    if isinstance(value, Kernel):
+        return f"kernel:{value.name}"
+    return None
+
+
+def relocatable(layout):
+    """The plan without its tree id: the code finds trees through per-kernel slots."""
+    import dataclasses
+
+    return dataclasses.replace(layout, tree_id=0)
+
+
+def _numpy(value) -> str | None:
+    if isinstance(value, np.generic):
+        return f"np:{value.dtype}:{value!r}"
+    if value.dtype.hasobject or value.nbytes > _ARRAY_LIMIT:
+        return None
+    digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()
+    return f"ndarray:{value.dtype}:{value.shape}:{digest}"
+
+
+def _code_print(code: pytypes.CodeType) -> tuple[str, frozenset]:
+    """A digest of everything in a code object but its positions, and the names it and
+    its nested code objects use (globals and attributes alike). Cached: code objects
+    never change, and a hit re-prints the same helpers."""
+    cached = _code_prints.get(id(code))
+    if cached is not None and cached[0] is code:
+        return cached[1], cached[2]
+    consts, names = [], set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            nested, nested_names = _code_print(const)
+            consts.append(("code", nested))
+            names |= nested_names
+        else:
+            consts.append(_const(const))
+    shape = (
+        code.co_names,
+        code.co_varnames,
+        code.co_freevars,
+        code.co_cellvars,
+        code.co_argcount,
+        code.co_posonlyargcount,
+        code.co_kwonlyargcount,
+        code.co_flags,
+        consts,
+    )
+    digest = hashlib.sha256(code.co_code + repr(shape).encode()).hexdigest()
+    if len(_code_prints) > 4096:
+        _code_prints.clear()
+    _code_prints[id(code)] = (code, digest, frozenset(names))  # holding code keeps id valid
+    return digest, frozenset(names)
+
+
+def _code_names(code) -> frozenset:
+    return _code_print(code)[1] if isinstance(code, pytypes.CodeType) else frozenset()
+
+
+def _const(value):
+    if isinstance(value, (tuple, frozenset)):
+        items = [_const(v) for v in value]
+        return (
+            type(value).__name__,
+            sorted(items, key=repr) if isinstance(value, frozenset) else items,
+        )
+    return (type(value).__name__, repr(value))
