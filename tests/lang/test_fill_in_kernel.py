@@ -47,6 +47,22 @@ def test_fill_runs_where_it_is_written_in_the_kernel():
     assert x.to_numpy().tolist() == [7] * 5
 
 
+def test_a_zero_dimensional_field_is_filled_without_a_loop():
+    total = ti.field(ti.f32, shape=())
+    x = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def mean() -> ti.f32:
+        total.fill(0.0)
+        for i in x:
+            total[None] += x[i]
+        return total[None] / 4
+
+    x.from_numpy(np.arange(4, dtype=np.float32))
+    assert mean() == 1.5
+    assert mean() == 1.5  # reset at every launch, not summed on top of the last one
+
+
 def test_vector_and_matrix_fields_take_a_scalar_or_a_vector():
     v = ti.Vector.field(3, ti.f32, shape=4)
     m = ti.Matrix.field(2, 2, ti.i32, shape=(2, 3))

@@ -67,25 +67,23 @@ def _fill(tracer, target, node: ast.Call) -> None:
     if len(node.args) != 1 or node.keywords:
         raise tracer.error(TiTypeError, node, f"{ast.unparse(node.func)}() takes one value")
     value = tracer.expr(node.args[0])
-    loop = ast.For(
-        target=ast.Name(_INDEX, ast.Store()),
-        iter=ast.Call(ast.Name(_GROUPED, ast.Load()), [ast.Name(_FIELD, ast.Load())], []),
-        body=[
-            ast.Assign(
-                [ast.Subscript(ast.Name(_FIELD, ast.Load()), ast.Name(_INDEX, ast.Load()))],
-                ast.Name(_VALUE, ast.Load()),
-            )
-        ],
-        orelse=[],
+    # A 0-D field has one cell and no loop: x[None] = v.
+    index = ast.Constant(None) if target.ndim == 0 else ast.Name(_INDEX, ast.Load())
+    store = ast.Assign(
+        [ast.Subscript(ast.Name(_FIELD, ast.Load()), index)], ast.Name(_VALUE, ast.Load())
     )
+    code = store
+    if target.ndim:
+        grouped = ast.Call(ast.Name(_GROUPED, ast.Load()), [ast.Name(_FIELD, ast.Load())], [])
+        code = ast.For(ast.Name(_INDEX, ast.Store()), grouped, [store], [])
     # Every synthetic node sits at the call, so an error in the loop points at it.
-    for child in ast.walk(loop):
+    for child in ast.walk(code):
         ast.copy_location(child, node)
     tracer.push_scope()
     try:
         tracer.bind(_FIELD, target)
         tracer.bind(_GROUPED, ops.grouped)
         tracer.declare(_VALUE, value)
-        tracer.stmt_For(loop)
+        tracer.visit_stmt(code)
     finally:
         tracer.pop_scope()
