@@ -9,6 +9,13 @@ table of the bases of the trees it uses (copied from the *roots table*, slot
 of each task, so object code can be cached across processes and reused for fields of a
 new tree with the same plan. Destroying a tree makes every kernel recompile.
 
+A region is unmapped when its tree is destroyed, at ``ti.reset()``, or when nothing
+holds it any more: the tree's Python objects (fields, SNodes) and every compiled kernel
+whose table points into it (``holders``). Trees form reference cycles (fields and their
+SNodes point at each other), so Python frees them only when its cyclic collector runs;
+after every ``COLLECT_EVERY`` bytes of new dense trees we run it, so a notebook cell
+re-run hundreds of times does not keep hundreds of dead fields mapped.
+
     >>> tree = allocate_tree(1 << 20)
     >>> int(roots_table()[tree.tree_id]) == tree.address, tree.resident_bytes()
     (True, 0)
@@ -18,8 +25,10 @@ new tree with the same plan. Destroying a tree makes every kernel recompile.
 from __future__ import annotations
 
 import ctypes
+import gc
 import mmap
 import os
+import weakref
 
 import numpy as np
 
@@ -30,6 +39,9 @@ PAGE = mmap.PAGESIZE
 
 _roots = np.zeros(MAX_TREES, dtype=np.int64)
 _free_ids = list(range(MAX_TREES - 1, -1, -1))
+_by_id: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # tree id -> memory
+COLLECT_EVERY = 32 << 20  # bytes of dense trees between two runs of the cycle collector
+_since_collect = 0
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mmap.restype = ctypes.c_void_p
@@ -63,6 +75,7 @@ class TreeMemory:
     """One tree's zero-initialised, page-aligned region and its roots-table slot."""
 
     def __init__(self, nbytes: int, huge_pages: bool = False) -> None:
+        _collect_dead_trees(int(nbytes) if huge_pages else 0)  # dense trees commit it all
         if not _free_ids:
             raise TiMemoryError(
                 f"{MAX_TREES} SNode trees are alive, the most there can be",
@@ -91,6 +104,11 @@ class TreeMemory:
         self.tree_id = _free_ids.pop()
         _roots[self.tree_id] = self.address
         self.alive = True
+        _by_id[self.tree_id] = self
+        # Runs when this object dies (nothing holds the tree) or at free(): never both.
+        self._release = weakref.finalize(
+            self, _release, self.map_address, self.mapped, self.tree_id
+        )
 
     def view(self, dtype: np.dtype, offset: int, shape: tuple, strides: tuple) -> np.ndarray:
         """A NumPy view of part of the region (no copy)."""
@@ -119,10 +137,31 @@ class TreeMemory:
     def free(self) -> None:
         if self.alive:
             self.alive = False
-            _roots[self.tree_id] = 0
-            _free_ids.append(self.tree_id)
             self.buffer = None
-            _libc.munmap(self.map_address, self.mapped)
+            self._release()
+
+
+def _release(map_address: int, mapped: int, tree_id: int) -> None:
+    _roots[tree_id] = 0
+    _free_ids.append(tree_id)
+    _by_id.pop(tree_id, None)
+    _libc.munmap(map_address, mapped)
+
+
+def _collect_dead_trees(new_bytes: int) -> None:
+    """Runs the cycle collector once enough dense memory was reserved since the last run,
+    or when every tree id is taken: unreachable trees are unmapped before a new one."""
+    global _since_collect
+    _since_collect += new_bytes
+    if _since_collect >= COLLECT_EVERY or not _free_ids:
+        _since_collect = 0
+        gc.collect()
+
+
+def holders(tree_ids) -> list[TreeMemory]:
+    """The live regions of ``tree_ids``: a compiled kernel keeps them so the trees it
+    points into stay mapped while it can still be launched."""
+    return [_by_id[t] for t in tree_ids if t in _by_id]
 
 
 def allocate_tree(nbytes: int, huge_pages: bool = False) -> TreeMemory:

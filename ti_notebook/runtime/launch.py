@@ -176,6 +176,7 @@ class CompiledKernel:
         # The bases of the trees the code uses, by its local slots. A tree's base is
         # fixed while it lives, and destroying one recompiles every kernel.
         table = memory.roots_table()
+        self.trees = memory.holders(tree_ids)  # mapped while this code can run
         self.roots = (ctypes.c_int64 * max(len(tree_ids), 1))(*(int(table[t]) for t in tree_ids))
         struct.pack_into("<q", self.ctx, c.CTX_ROOTS, ctypes.addressof(self.roots))
         self.entry_address = entry_address
