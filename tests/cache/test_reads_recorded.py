@@ -145,3 +145,20 @@ def test_helper_fingerprint_covers_code_names_closure_defaults_and_globals():
     exec("def outer(c):\n    def inner():\n        return c\n    return inner", scope)
     assert fingerprint(scope["outer"](1)) != fingerprint(scope["outer"](2))  # closures
     assert fingerprint(types.SimpleNamespace(n=object())) == "namespace"  # paths cover it
+
+
+def test_an_attribute_set_on_a_field_object_is_recorded():
+    x = ti.field(ti.i32, shape=4)
+
+    def make():
+        @ti.kernel
+        def k() -> ti.i32:
+            return x.user_scale * x.shape[0]
+
+        return k
+
+    x.user_scale = 1
+    assert make()() == 4
+    x.user_scale = 2
+    kernel = make()
+    assert (kernel(), _status(kernel)) == (8, "miss")

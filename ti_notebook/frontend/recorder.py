@@ -67,13 +67,14 @@ class Reads:
 
     def attribute(self, base, attr: str, value, node: ast.AST | None) -> None:
         """``base.attr`` evaluated to ``value`` while tracing."""
-        if type(base).__module__.startswith("ti_notebook") or compiler_owned(base):
-            return  # x.shape, ti.f32...: the field's plan or the compiler covers it
+        ours = compiler_owned(base) or type(base).__module__.startswith("ti_notebook")
+        if ours and (compiler_owned(base) or attr not in getattr(base, "__dict__", ())):
+            return  # ti.f32, x.shape, x.parent: the compiler or the field's plan covers it
         paths = self.paths.get(id(base))
-        if paths:
+        if paths:  # (of ours: an attribute set on the object itself, maybe by the user)
             for scope, path in list(paths):
                 self._record(scope, f"{path}.{attr}", value)
-        elif not isinstance(base, _DATA):
+        elif not ours and not isinstance(base, _DATA):
             what = ast.unparse(node) if node is not None else attr
             self.refuse(f"it reads '{what}' from a value that no name leads to")
 
