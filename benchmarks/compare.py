@@ -10,6 +10,11 @@ stdout and to ``benchmarks/results.md``.
     python benchmarks/compare.py --peer taichi           # one peer, human-readable
     python benchmarks/compare.py --peer taichi --json    # one peer, JSON lines
     python benchmarks/compare.py --peer numba --cold     # one cold-compile figure
+    python benchmarks/compare.py --peers ti_notebook,ti_notebook_unchecked --no-cold
+                                       # bounds checks on against off (issue 11)
+
+``ti_notebook_unchecked`` is ti_notebook with ``ti.init(check_bounds=False)``: the
+table shows it beside ti_notebook (checks on, the default) and their ratio.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ COLD_PEERS = ["ti_notebook", "taichi", "numba"]
 NOTES = [
     "- Same sizes and dtypes (f32) everywhere; `ti.init(arch=ti.cpu)` with default options "
     "for the throughput rows, `offline_cache=False` for the cold rows (both ti modules).",
+    "- ti_notebook runs with its bounds checks on (the default); the `checks off` column is "
+    "the same code with `ti.init(check_bounds=False)`, in the same run; `on/off` is their "
+    f"ratio of medians (target ≤ {report.CHECKS_TARGET:g}).",
     "- Every peer's first call is checked against NumPy before it is timed.",
     "- Reductions and P2G reset their outputs untimed before each run (grid `fill(0)` for "
     "the ti peers; Numba clears its per-thread grids inside the timed call).",
@@ -58,9 +66,12 @@ NOTES = [
 # -- child side: one peer in this process -------------------------------------------------
 def peer_groups(peer: str) -> tuple[dict, Timer, dict]:
     """(group name -> callable(timer), timer, meta) for ``peer``."""
-    if peer in ("ti_notebook", "taichi"):
+    if peer in ("ti_notebook", "taichi", report.UNCHECKED):
         from workloads import ti_peer
 
+        if peer == report.UNCHECKED:  # the same ti_notebook, its bounds checks off
+            ti_peer.INIT_OPTIONS = {"check_bounds": False}
+            peer = "ti_notebook"
         ti = importlib.import_module(peer)
         version = getattr(ti, "__version__", "?")
         if isinstance(version, tuple):

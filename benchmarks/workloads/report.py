@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from . import spec
 
-PEERS = ["ti_notebook", "taichi", "numba", "numpy"]
+UNCHECKED = "ti_notebook_unchecked"  # ti_notebook with ti.init(check_bounds=False)
+PEERS = ["ti_notebook", UNCHECKED, "taichi", "numba", "numpy"]
+LABELS = {UNCHECKED: "ti_notebook checks off"}
+CHECKS_TARGET = 1.10  # ti_notebook with bounds checks (the default) / without (issue 11)
 SCALE = {"ms": 1e3, "µs": 1e6}
 CEILING_PEERS = ("numpy", "numba")  # the copy rows that define the bandwidth ceiling
 
@@ -62,11 +65,22 @@ def measured(results: dict) -> list[spec.Row]:
     return [row for row in spec.ROWS if any(row.key in rows for rows in results.values())]
 
 
+def label(peer: str) -> str:
+    return LABELS.get(peer, peer)
+
+
+def checks_ratio(results: dict, key: str) -> float | None:
+    """ti_notebook's median with bounds checks on over the one with them off."""
+    return ratio(median(results, "ti_notebook", key), median(results, UNCHECKED, key))
+
+
 def main_table(results: dict) -> list[str]:
-    head = "| workload | " + " | ".join(PEERS) + " | ti_nb/taichi | target | ti_nb/best(nb, np) |"
-    lines = [head, "|---|" + "---:|" * (len(PEERS) + 3)]
+    names = " | ".join(label(p) for p in PEERS)
+    head = f"| workload | {names} | checks on/off | ti_nb/taichi | target | ti_nb/best(nb, np) |"
+    lines = [head, "|---|" + "---:|" * (len(PEERS) + 4)]
     for row in measured(results):
         cells = [cell(results.get(peer, {}).get(row.key), row.unit) for peer in PEERS]
+        cells.append(fmt_ratio(checks_ratio(results, row.key)))
         mine = median(results, "ti_notebook", row.key)
         vs_taichi = ratio(mine, median(results, "taichi", row.key))
         others = [median(results, p, row.key) for p in ("numba", "numpy")]
@@ -97,7 +111,9 @@ def bandwidth_table(results: dict) -> list[str]:
         if top
         else "Effective bandwidth: no copy ceiling measured.",
         "",
-        "| workload | MB/call | " + " | ".join(PEERS) + " | ti_notebook % of ceiling¹ |",
+        "| workload | MB/call | "
+        + " | ".join(label(p) for p in PEERS)
+        + " | ti_notebook % of ceiling¹ |",
         "|---|---:|" + "---:|" * (len(PEERS) + 1),
     ]
     for row in measured(results):
@@ -143,6 +159,16 @@ def misses(results: dict) -> list[str]:
     return out
 
 
+def checks_misses(results: dict) -> list[str]:
+    """Rows where ti_notebook with its bounds checks is slower than allowed."""
+    out = []
+    for row in measured(results):
+        on_off = checks_ratio(results, row.key)
+        if on_off is not None and on_off > CHECKS_TARGET:
+            out.append(f"- {row.label}: checks on / off = {on_off:.2f} > {CHECKS_TARGET:g}")
+    return out
+
+
 def render(results: dict, machine: dict, notes: list[str] | None = None) -> str:
     """The whole report as Markdown."""
     lines = [
@@ -168,6 +194,13 @@ def render(results: dict, machine: dict, notes: list[str] | None = None) -> str:
         "",
         *(misses(results) or ["none"]),
     ]
+    if UNCHECKED in results:
+        lines += [
+            "",
+            f"## Bounds checks missed (ti_notebook checks on / off > {CHECKS_TARGET:g})",
+            "",
+            *(checks_misses(results) or ["none"]),
+        ]
     if notes:
         lines += ["", "## Notes", "", *notes]
     return "\n".join(lines) + "\n"

@@ -1,8 +1,10 @@
 """The Taichi-language workloads, written once and run with ``ti_notebook`` and ``taichi``.
 
 Each ``run_*`` takes the ``ti`` module and a :class:`~workloads.measure.Timer`, calls
-``ti.init(arch=ti.cpu)``, builds its fields, runs every kernel once and checks the
-result against NumPy, then times it. Only the module differs between the two peers.
+``ti.init(arch=ti.cpu, **INIT_OPTIONS)``, builds its fields, runs every kernel once and
+checks the result against NumPy, then times it. Only the module differs between the two
+peers (and ``INIT_OPTIONS``: ``{"check_bounds": False}`` for ti_notebook with its bounds
+checks off, the ``ti_notebook_unchecked`` peer of ``compare.py``).
 
     >>> import ti_notebook as ti
     >>> rows = run_saxpy(ti, Timer(getattr(ti, "sync", None)))
@@ -18,6 +20,13 @@ from . import numpy_peer as ref
 from . import spec
 from .measure import Timer, attempt, check
 
+# Extra ti.init options of this process's peer (set by compare.py before any run_*).
+INIT_OPTIONS: dict = {}
+
+
+def init(ti: ModuleType) -> None:
+    ti.init(arch=ti.cpu, **INIT_OPTIONS)
+
 
 def sync(ti: ModuleType) -> None:
     # ti_notebook may have no ti.sync (its launches return when the work is done)
@@ -26,7 +35,7 @@ def sync(ti: ModuleType) -> None:
 
 
 def run_reduce(ti: ModuleType, timer: Timer) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     data = spec.flat_data()
     x = ti.field(ti.f32, shape=spec.N_FLAT)
     s = ti.field(ti.f32, shape=())
@@ -67,7 +76,7 @@ def run_reduce(ti: ModuleType, timer: Timer) -> dict:
 
 
 def run_saxpy(ti: ModuleType, timer: Timer) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     x = ti.field(ti.f32, shape=spec.N_FLAT)
     y = ti.field(ti.f32, shape=spec.N_FLAT)
     x_np, y_np = spec.flat_data(), spec.flat_data()
@@ -87,7 +96,7 @@ def run_saxpy(ti: ModuleType, timer: Timer) -> dict:
 
 
 def run_stencil(ti: ModuleType, timer: Timer) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     n = spec.N_STENCIL
     a = ti.field(ti.f32, shape=(n, n))
     b = ti.field(ti.f32, shape=(n, n))
@@ -106,7 +115,7 @@ def run_stencil(ti: ModuleType, timer: Timer) -> dict:
 
 
 def _wave(ti: ModuleType, timer: Timer, aos: bool) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     n = spec.N_FLAT
     pos = ti.field(ti.f32)
     vel = ti.field(ti.f32)
@@ -142,7 +151,7 @@ def run_wave(ti: ModuleType, timer: Timer) -> dict:
 
 
 def _row_major_loop(ti: ModuleType, timer: Timer, column_major: bool) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     n = spec.N_LAYOUT
     x = ti.field(ti.f32)
     if column_major:
@@ -162,7 +171,7 @@ def _row_major_loop(ti: ModuleType, timer: Timer, column_major: bool) -> dict:
 
 
 def _struct_for(ti: ModuleType, timer: Timer, blocked: bool) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     n, b = spec.N_LAYOUT, spec.BLOCK
     val = ti.field(ti.f32)
     if blocked:
@@ -192,7 +201,7 @@ def run_layout(ti: ModuleType, timer: Timer) -> dict:
 
 
 def run_copy(ti: ModuleType, timer: Timer) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     a = ti.field(ti.f32, shape=spec.N_COPY)
     b = ti.field(ti.f32, shape=spec.N_COPY)
     a_np = spec.flat_data(spec.N_COPY)
@@ -210,7 +219,7 @@ def run_copy(ti: ModuleType, timer: Timer) -> dict:
 
 
 def run_launch(ti: ModuleType, timer: Timer) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     small = ti.field(ti.f32, shape=spec.N_SMALL)
 
     def measure_empty() -> dict:
@@ -236,7 +245,7 @@ def run_launch(ti: ModuleType, timer: Timer) -> dict:
 
 
 def run_mpm(ti: ModuleType, timer: Timer) -> dict:
-    ti.init(arch=ti.cpu)
+    init(ti)
     g, n = spec.MPM_GRID, spec.MPM_PARTICLES
     inv_dx, p_mass = float(g), 1.0
     block_dim, threads = spec.MPM_BLOCK_DIM, spec.MPM_THREADS
