@@ -1,7 +1,8 @@
 """Everything tracing reads is part of what a warm start checks (DESIGN.md §7, issue 11).
 
 One script, in two variants, defines a kernel per way a kernel can reach a Python value:
-an attribute of a class or of a module (a ``types.ModuleType`` and an imported file), an
+an attribute of a class or of a module (a ``types.ModuleType``, an imported file, one
+named like a standard-library module), an
 attribute chain, a local alias, ``ti.static(...)`` of a namespace, plain Python helpers
 run while compiling (the globals they read, the names they use, their closures, the
 functions they call, their defaults), callables passed as template arguments, and a
@@ -21,11 +22,14 @@ from cache_helpers import run_script, script_env, write_script
 pytestmark = pytest.mark.cpu
 
 MODULE = "N = @N@\nDEEP = (0, @N@)\n"
+# A user module named like a standard one is still user code (found by where it is).
+STDLIB_NAMED = "N = @N@\n\n\ndef factor():\n    return 10\n"
 
 BODY = """
 import types
 
 import cfgfile
+import nntplib
 
 
 class Params:
@@ -102,6 +106,15 @@ def k_module() -> ti.i32:
 @ti.kernel
 def k_imported() -> ti.i32:
     return cfgfile.N + ti.static(cfgfile.DEEP[1])
+
+
+def via_module():
+    return nntplib.N
+
+
+@ti.kernel
+def k_stdlib_named() -> ti.i32:
+    return ti.static(nntplib.factor() + via_module())
 
 
 @ti.kernel
@@ -186,6 +199,7 @@ run("k_class", k_class)
 run("k_module", k_module)
 run("k_imported", k_imported)
 run("k_chain", k_chain)
+run("k_stdlib_named", k_stdlib_named)
 run("k_alias", k_alias)
 run("k_helper_global", k_helper_global)
 run("k_helper_names", k_helper_names)
@@ -228,6 +242,7 @@ EXPECTED_V1 = {
     "k_module": 3,
     "k_imported": 6,
     "k_chain": 1,
+    "k_stdlib_named": 13,
     "k_alias": 103,
     "k_helper_global": 6,
     "k_helper_names": 1,
@@ -246,6 +261,7 @@ EXPECTED_V2 = {
     "k_module": 4,
     "k_imported": 8,
     "k_chain": 2,
+    "k_stdlib_named": 14,
     "k_alias": 204,
     "k_helper_global": 8,
     "k_helper_names": 2,
@@ -277,6 +293,7 @@ def runs(tmp_path_factory):
     for label, variant in [("cold", V1), ("warm", V1), ("changed", V2)]:
         script = write_script(folder, "kernels", _fill(BODY, variant), cache=cache)
         (folder / "cfgfile.py").write_text(_fill(MODULE, variant))
+        (folder / "nntplib.py").write_text(_fill(STDLIB_NAMED, variant))
         out[label] = run_script(script, env)
     return out
 

@@ -36,7 +36,9 @@ import enum
 import functools
 import hashlib
 import inspect
+import site
 import sys
+import sysconfig
 import types as pytypes
 from pathlib import Path
 
@@ -69,21 +71,39 @@ def _is_ours(module: str) -> bool:
 _library_roots: dict[str, bool] = {}
 
 
+@functools.cache
+def _library_dirs() -> tuple[Path, ...]:
+    paths = sysconfig.get_paths()
+    found = {paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    found.update(site.getsitepackages())
+    return tuple(Path(p).resolve() for p in found)
+
+
 def library_version(module: str) -> str | None:
-    """The version of the installed library ``module`` belongs to; None for user code
-    (a script, a notebook, a module next to them, an editable checkout)."""
+    """The version of the installed library (or standard-library module) ``module``
+    belongs to; None for user code: a script, a notebook, a module next to them, an
+    editable checkout - also one named like a standard module (``test.py``), which is
+    why this looks where the module's file is, not at its name.
+
+        >>> library_version("math") is not None, library_version("__main__")
+        (True, None)
+    """
     root = module.partition(".")[0]
-    if root in sys.builtin_module_names or root in sys.stdlib_module_names:
-        return f"python{sys.version_info[0]}.{sys.version_info[1]}"
     known = _library_roots.get(root)
     if known is None:
-        loaded = sys.modules.get(root)
-        if loaded is None:
-            return None  # not imported under that name: a module made at run time
-        parts = Path(getattr(loaded, "__file__", None) or "").parts
-        known = _library_roots[root] = "site-packages" in parts or "dist-packages" in parts
+        if root in sys.builtin_module_names:
+            known = True
+        else:
+            file = getattr(sys.modules.get(root), "__file__", None)
+            if not file:
+                return None  # made at run time, or a notebook's __main__: user code
+            path = Path(file).resolve()
+            known = any(path.is_relative_to(folder) for folder in _library_dirs())
+        _library_roots[root] = known
     if not known:
         return None
+    if root in sys.stdlib_module_names or root in sys.builtin_module_names:
+        return f"python{sys.version_info[0]}.{sys.version_info[1]}"
     return str(getattr(sys.modules[root], "__version__", "?"))
 
 
