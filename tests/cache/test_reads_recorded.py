@@ -147,6 +147,17 @@ def test_helper_fingerprint_covers_code_names_closure_defaults_and_globals():
     assert fingerprint(types.SimpleNamespace(n=object())) == "namespace"  # paths cover it
 
 
+def test_helper_reads_by_string_are_followed_or_refused():
+    cfg = types.SimpleNamespace(N=1)
+    scope = {"cfg": cfg}
+    exec("def by_getattr():\n    return getattr(cfg, 'N')", scope)  # noqa: S102
+    before = fingerprint(scope["by_getattr"])
+    cfg.N = 2
+    assert fingerprint(scope["by_getattr"]) != before
+    exec("def by_globals():\n    return globals()['cfg'].N", scope)  # noqa: S102
+    assert fingerprint(scope["by_globals"]) is None
+
+
 def test_an_attribute_set_on_a_field_object_is_recorded():
     x = ti.field(ti.i32, shape=4)
 

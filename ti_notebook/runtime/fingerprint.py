@@ -12,7 +12,8 @@ attribute path (``frontend/recorder.py``) print as follows:
   that decides what they return - their code (nested code objects and the names they
   use included), closure cells, defaults, and the globals their code names (recursively
   for the functions among them; of a module or class global, the attributes named in
-  the code);
+  the code, or in its string constants, for ``getattr(cfg, "N")``). A function that
+  reads names its code does not spell (``globals()``, ``vars``, ``eval``) has none;
 - ti_notebook's own functions and modules print as their name (the compiler digest
   covers their code); installed libraries' (NumPy, the standard library) as their
   name and the library's version;
@@ -47,6 +48,7 @@ import numpy as np
 _MAX_DEPTH = 32  # a deeper chain of functions and namespaces is not worth following
 _ARRAY_LIMIT = 1 << 20
 _code_prints: dict[int, tuple[pytypes.CodeType, str, frozenset]] = {}
+_DYNAMIC_READS = frozenset({"globals", "vars", "eval", "exec", "__dict__", "__import__"})
 
 
 def fingerprint(value) -> str | None:
@@ -85,7 +87,7 @@ def library_version(module: str) -> str | None:
     editable checkout - also one named like a standard module (``test.py``), which is
     why this looks where the module's file is, not at its name.
 
-        >>> library_version("math") is not None, library_version("__main__")
+        >>> library_version("math") is not None, library_version("made_at_run_time")
         (True, None)
     """
     root = module.partition(".")[0]
@@ -220,6 +222,8 @@ class _Printer:
     def function(self, fn: pytypes.FunctionType) -> str | None:
         code = fn.__code__
         code_print, names = _code_print(code)
+        if names & _DYNAMIC_READS:
+            return None  # reads names the code does not spell: nothing to follow
         parts = [fn.__qualname__, code_print]
         for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=False):
             try:
@@ -315,6 +319,8 @@ def _code_print(code: pytypes.CodeType) -> tuple[str, frozenset]:
             names |= nested_names
         else:
             consts.append(_const(const))
+            if isinstance(const, str) and const.isidentifier():
+                names.add(const)  # getattr(cfg, "N") reads cfg.N too
     shape = (
         code.co_names,
         code.co_varnames,
