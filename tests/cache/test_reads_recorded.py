@@ -173,3 +173,23 @@ def test_an_attribute_set_on_a_field_object_is_recorded():
     x.user_scale = 2
     kernel = make()
     assert (kernel(), _status(kernel)) == (8, "miss")
+
+
+def _adder(c):
+    @ti.func
+    def add(v):
+        return v + c
+
+    return add
+
+
+def test_two_funcs_from_one_factory_in_one_kernel_are_not_cached():
+    # Both are named '_adder.<locals>.add': a warm start could check one closure only.
+    first, second = _adder(1), _adder(1)
+
+    @ti.kernel
+    def both(a: ti.i32) -> ti.i32:
+        return first(a) + second(a)
+
+    assert both(3) == 8
+    assert _status(both) == "uncacheable"

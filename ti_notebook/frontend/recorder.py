@@ -47,12 +47,20 @@ class Reads:
         self.captured = captured  # (scope, path) -> value; also holds unnamed fields
         self.paths: dict[int, list[tuple[str, str]]] = {}
         self._alive: list = []  # every value in ``paths``: their ids stay theirs
+        self._scopes: dict[str, object] = {}  # scope name -> the function it stands for
         self.refused: str | None = None
 
     def refuse(self, why: str) -> None:
         """Makes the kernel uncacheable; the first reason is the one logged."""
         if self.refused is None:
             self.refused = why
+
+    def enter(self, scope: str, function) -> None:
+        """A function's body is traced; its names are read in ``scope``. Two functions
+        under one scope name (funcs made by one factory, with their own closures) would
+        have their names checked in only one of them on a warm start."""
+        if self._scopes.setdefault(scope, function) is not function:
+            self.refuse(f"two different ti.funcs are both named '{scope}'")
 
     # -- roots and attribute chains ------------------------------------------------------
     def root(self, scope: str, name: str, value) -> None:

@@ -73,6 +73,7 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
         # Names read are recorded per scope, so the offline cache can look them up
         # again in a later process without tracing (runtime/cache_keys.py).
         self.scope = KERNEL_SCOPE if is_kernel else scope_of(func)
+        state.reads.enter(self.scope, func)
         self.func_return: ir.AllocaStmt | None = None
         self.func_return_value = _MISSING
 
