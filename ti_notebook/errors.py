@@ -17,7 +17,10 @@ does, with the offending line, a caret and a hint:
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,31 @@ class TiOverflowError(TiError, OverflowError):
 
 class TiMemoryError(TiError, MemoryError):
     """Memory that cannot be reserved: a field too large, too many trees alive."""
+
+
+class KernelInterrupted(KeyboardInterrupt):
+    """SIGINT (Jupyter's interrupt button, Ctrl-C) stopped a running kernel.
+
+    Fields keep what the kernel wrote before it stopped. IPython shows only the line of
+    the cell that called the kernel (``_render_traceback_``), not the runtime's frames.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        lines = [f"KeyboardInterrupt: {self}"]
+        tb, caller = self.__traceback__, None
+        while tb is not None:  # the innermost frame outside ti_notebook called the kernel
+            if not tb.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+                caller = tb
+            tb = tb.tb_next
+        if caller is not None:
+            import linecache
+
+            code = caller.tb_frame.f_code
+            text = linecache.getline(code.co_filename, caller.tb_lineno).strip()
+            lines.append(f'  File "{code.co_filename}", line {caller.tb_lineno}')
+            if text:
+                lines.append(f"    {text}")
+        return lines
 
 
 class TiPrecisionWarning(UserWarning):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import subprocess
+import sys
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
@@ -56,3 +58,18 @@ def run_cell(shell, code: str) -> Cell:
 def run(shell):
     """``run(code)`` runs a cell in the shell fixture's shell."""
     return lambda code: run_cell(shell, code)
+
+
+@pytest.fixture
+def kernelspec(tmp_path, monkeypatch):
+    """Installs the kernelspec under a temporary prefix and points Jupyter at it."""
+    prefix = tmp_path / "prefix"
+    subprocess.run(
+        [sys.executable, "-m", "ti_notebook.install_kernel", "--prefix", str(prefix)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    spec_dir = prefix / "share" / "jupyter" / "kernels" / "ti_notebook"
+    monkeypatch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
+    return spec_dir

@@ -1,7 +1,6 @@
 """A small notebook run by nbclient on the installed "Python 3 (ti_notebook)" kernelspec."""
 
 import json
-import subprocess
 import sys
 
 import pytest
@@ -25,21 +24,6 @@ CELLS = [
     "%%kernel --show ir --quiet\ndef fixed(v: ti.i32):\n    x[0] = v\n",
     "fixed(9)\nx[0]",
 ]
-
-
-@pytest.fixture
-def kernelspec(tmp_path, monkeypatch):
-    """Installs the kernelspec under a temporary prefix and points Jupyter at it."""
-    prefix = tmp_path / "prefix"
-    subprocess.run(
-        [sys.executable, "-m", "ti_notebook.install_kernel", "--prefix", str(prefix)],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
-    spec_dir = prefix / "share" / "jupyter" / "kernels" / "ti_notebook"
-    monkeypatch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
-    return spec_dir
 
 
 def test_kernelspec_is_installed(kernelspec):

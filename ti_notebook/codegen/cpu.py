@@ -138,7 +138,9 @@ class CpuModuleGenerator:
         return fn
 
     def entry_function(self, tasks: list[ir.OffloadedStmt], task_functions: dict) -> None:
-        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), self.entry_name)
+        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), f"{self.prefix}_run")
+        fn.linkage = "internal"
+        self.interruptible_entry(fn)
         emitter = FunctionEmitter(self, fn)
         if self.kernel.temps_size:
             eb = emitter.entry_builder
@@ -155,6 +157,23 @@ class CpuModuleGenerator:
             else:
                 self.launch(emitter, task, task_functions[task.id])
         emitter.finish()
+
+    def interruptible_entry(self, run: ll.Function) -> None:
+        """The exported entry: marks a launch as running for the SIGINT handler (which
+        then raises the flag the loops poll instead of interrupting Python), runs the
+        kernel, and clears the mark (``runtime/interrupt.py``)."""
+        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), self.entry_name)
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        ctx = fn.args[0]
+        slot = b.gep(ctx, [ll.Constant(c.I64, c.CTX_INTERRUPT)], source_etype=c.I8)
+        state = b.load(slot, typ=c.PTR)
+        running = b.gep(state, [ll.Constant(c.I64, 1)], source_etype=c.I32)
+        # atomic exchanges as stores (llvmlite's store_atomic needs typed pointers)
+        b.atomic_rmw("xchg", state, ll.Constant(c.I32, 0), "monotonic")
+        b.atomic_rmw("xchg", running, ll.Constant(c.I32, 1), "seq_cst")
+        b.call(run, [ctx])
+        b.atomic_rmw("xchg", running, ll.Constant(c.I32, 0), "seq_cst")
+        b.ret_void()
 
     def snapshot_buffer(self, task: ir.OffloadedStmt) -> ll.GlobalVariable:
         """The module's copy of ``task``'s activity bitmasks (launches run one at a time,

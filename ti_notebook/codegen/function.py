@@ -12,13 +12,14 @@ import llvmlite.ir as ll
 from ti_notebook.codegen import cold_path
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.common import Arithmetic, llvm_type
+from ti_notebook.codegen.interrupts import InterruptPolls
 from ti_notebook.codegen.loops import LoopsMixin
 from ti_notebook.codegen.rng import RandomMixin
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 
 
-class FunctionEmitter(LoopsMixin, RandomMixin, Arithmetic):
+class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
     """Statement-by-statement emission into ``fn`` (whose first argument is ctx)."""
 
     def __init__(self, module_gen, fn: ll.Function) -> None:
@@ -261,6 +262,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, Arithmetic):
         exit_block = self.fn.append_basic_block("endwhile")
         b.branch(body)
         b.position_at_end(body)
+        self.poll_interrupt()  # every iteration, `continue` included: `while True:` stops
         self.loop_targets.append((body, exit_block))
         self.block(s.body)
         self.loop_targets.pop()

@@ -26,6 +26,7 @@ import math
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
+from ti_notebook.codegen.interrupts import STRIP, short_constant_range
 from ti_notebook.ir import nodes as ir
 
 
@@ -92,7 +93,10 @@ class LoopsMixin:
                 self.loop_indices[loop.id] = [i]
                 self.random_iteration(loop, lambda: i)
 
-            self.simple_loop(begin, end, body, one_axis)
+            if short_constant_range(begin, end):
+                self.simple_loop(begin, end, body, one_axis)
+            else:
+                self.strip_mined_loop(begin, end, body, one_axis)
             return
         b = self.b
         leaf = layout.levels[-1] if layout is not None else None
@@ -115,6 +119,9 @@ class LoopsMixin:
         flat = b.load(counter, typ=c.I32)
         b.cbranch(b.icmp_signed("<", flat, end), row, exit_block)
         b.position_at_end(row)
+        long_loop = not short_constant_range(begin, end)
+        if long_loop:
+            self.poll_interrupt()
         into_row = b.urem(flat, width)
         if whole_blocks:
             indices = self.struct_indices(b.sub(flat, into_row), layout)  # the block's corner
@@ -127,6 +134,9 @@ class LoopsMixin:
         left_in_row = b.sub(width, into_row)
         count = b.sub(end, flat)
         count = b.select(b.icmp_signed("<", count, left_in_row), count, left_in_row)
+        if long_loop:  # a long row is run as strips, with a poll before each
+            strip = ll.Constant(c.I32, STRIP)
+            count = b.select(b.icmp_signed("<", count, strip), count, strip)
         row_done = self.fn.append_basic_block("row_done")
 
         def row_indices(k: ll.Value) -> None:

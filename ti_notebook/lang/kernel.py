@@ -24,7 +24,14 @@ import inspect
 import threading
 import weakref
 
-from ti_notebook.errors import SourcePos, TiError, TiSyntaxError, TiTypeError, TiValueError
+from ti_notebook.errors import (
+    KernelInterrupted,
+    SourcePos,
+    TiError,
+    TiSyntaxError,
+    TiTypeError,
+    TiValueError,
+)
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import template_keys, types
@@ -251,6 +258,7 @@ class Kernel:
         return entry, runtime_args
 
     def __call__(self, *args, **kwargs):
+        __tracebackhide__ = True  # IPython and pytest show the caller's line, not this one
         fast = self._fast
         try:
             if fast is not None and not kwargs and self._generation == _config._generation:
@@ -260,6 +268,10 @@ class Kernel:
         except TiError as error:
             # Errors about the call itself point at the kernel's definition.
             raise error.locate(self.definition_pos()) from None
+        except KeyboardInterrupt:  # SIGINT stopped it: no runtime frames
+            raise KernelInterrupted(
+                f"kernel '{self.name}' was interrupted; fields keep what it wrote"
+            ) from None
 
     def definition_pos(self) -> SourcePos:
         source = self.source()

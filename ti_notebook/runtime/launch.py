@@ -6,7 +6,7 @@ its launch context buffer and a precomputed ``struct`` layout, so a launch is on
 
     >>> layout = ArgLayout([ArgSlot("n", "int", None, 0)])
     >>> layout.offsets, layout.size
-    ({0: 112}, 120)
+    ({0: 120}, 128)
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 from ti_notebook.codegen import common as c
 from ti_notebook.errors import (
+    KernelInterrupted,
     SourcePos,
     TiIndexError,
     TiOverflowError,
@@ -30,7 +31,7 @@ from ti_notebook.errors import (
 )
 from ti_notebook.lang import memory
 from ti_notebook.lang import types as T
-from ti_notebook.runtime import printing, profiler
+from ti_notebook.runtime import interrupt, printing, profiler
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _LAUNCH_LOCK = threading.RLock()  # re-entrant: a print callback may not, but be safe
@@ -179,6 +180,7 @@ class CompiledKernel:
         self.trees = memory.holders(tree_ids)  # mapped while this code can run
         self.roots = (ctypes.c_int64 * max(len(tree_ids), 1))(*(int(table[t]) for t in tree_ids))
         struct.pack_into("<q", self.ctx, c.CTX_ROOTS, ctypes.addressof(self.roots))
+        struct.pack_into("<q", self.ctx, c.CTX_INTERRUPT, interrupt.state_address)
         self.entry_address = entry_address
         self.entry = _ENTRY(entry_address)
         self.pack_into = layout.packer.pack_into
@@ -223,6 +225,10 @@ class CompiledKernel:
                 self.entry(self.ctx_address)
             if self.has_prints:
                 printing.flush()
+            if interrupt.state[0]:
+                raise KernelInterrupted(
+                    f"kernel '{self.name}' was interrupted; fields keep what it wrote"
+                )
             if self.asserts:
                 self.check_error()
             if self.return_format is not None:

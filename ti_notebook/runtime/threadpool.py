@@ -57,6 +57,7 @@ import threading
 
 import llvmlite.binding as llvm
 
+from ti_notebook.runtime import interrupt
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.threadpool_ir import pool_ir
 
@@ -75,6 +76,7 @@ _PARALLEL_FOR = ctypes.CFUNCTYPE(
 )
 _NO_ARGS = ctypes.CFUNCTYPE(None)
 _INT_RESULT = ctypes.CFUNCTYPE(ctypes.c_int32)
+_PTR_RESULT = ctypes.CFUNCTYPE(ctypes.c_void_p)
 
 # Each pool is its own module (its own globals); exported names get a unique suffix.
 _instance_ids = itertools.count()
@@ -145,6 +147,9 @@ class ThreadPool:
             "after_fork": f"tin_pool_after_fork{suffix}",
             "started": f"tin_pool_started{suffix}",
             "size": f"tin_pool_size{suffix}",
+            "interrupt_state": f"tin_interrupt_state{suffix}",
+            "previous_sigint": f"tin_previous_sigint{suffix}",
+            "on_sigint": f"tin_on_sigint{suffix}",
         }
         addresses = engine.add_ir(
             pool_ir(suffix, num_threads), list(names.values()), store=_object_store()
@@ -156,6 +161,9 @@ class ThreadPool:
         self._after_fork = _NO_ARGS(addresses[names["after_fork"]])
         self._started = _INT_RESULT(addresses[names["started"]])
         self._size = _INT_RESULT(addresses[names["size"]])
+        self.interrupt_state: int = _PTR_RESULT(addresses[names["interrupt_state"]])()
+        self.previous_sigint: int = _PTR_RESULT(addresses[names["previous_sigint"]])()
+        self.sigint_handler: int = addresses[names["on_sigint"]]
         # A forked child inherits the pool's state but none of its threads.
         os.register_at_fork(after_in_child=self._after_fork)
 
@@ -199,5 +207,6 @@ def get_pool(num_threads: int | None = None) -> ThreadPool:
             if _singleton is None:
                 pool = ThreadPool(num_threads or os.cpu_count() or 1)
                 jit().add_symbol("tin_parallel_for", pool.parallel_for_address)
+                interrupt.attach(pool.interrupt_state, pool.previous_sigint, pool.sigint_handler)
                 _singleton = pool
     return _singleton

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from string import Template
 
+from ti_notebook.runtime.interrupt_ir import INTERRUPT_IR
+
 POOL_IR = Template(
     r"""
 @size = internal global i32 $NTHREADS                 ; threads, caller included
@@ -114,7 +116,14 @@ run:
   %full = icmp sgt i64 %rest, %chunk
   %cbc = add i64 %cb, %chunk
   %ce = select i1 %full, i64 %cbc, i64 %end
+  ; After an interrupt the remaining chunks are counted done without running them.
+  %stopped = load atomic i32, ptr @interrupt_state monotonic, align 4
+  %skip = icmp ne i32 %stopped, 0
+  br i1 %skip, label %count, label %call
+call:
   call void %task(ptr %ctx, i64 %cb, i64 %ce)
+  br label %count
+count:
   %old = atomicrmw add ptr @done, i32 1 seq_cst, align 4
   %now = add i32 %old, 1
   %last = icmp eq i32 %now, %nch
@@ -455,8 +464,8 @@ def pool_ir(
     caller_spin: int = 4000,
     lock_spin: int = 200,
 ) -> str:
-    """Returns the IR text of one pool instance."""
-    return POOL_IR.substitute(
+    """Returns the IR text of one pool instance (with its interrupt state and handler)."""
+    return Template(POOL_IR.template + INTERRUPT_IR).substitute(
         SFX=suffix,
         NTHREADS=num_threads,
         SELF_BYTES=8 * num_threads,

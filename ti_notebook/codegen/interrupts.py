@@ -1,0 +1,75 @@
+"""Where generated code looks for an interrupt (``runtime/interrupt.py``), and at what cost.
+
+A poll is one relaxed atomic load of the interrupt flag and a branch that is almost never
+taken; when it is, the function returns (a task ends its chunk, the entry skips the rest
+of the kernel). Polls sit where a loop can run long, and never inside a loop LLVM should
+vectorise:
+
+- at the start of each row of an N-D loop or struct-for (rows are at most ``STRIP``
+  iterations long) and of each ``STRIP``-iteration strip of a 1-D loop;
+- at the head of every ``while`` iteration;
+- loops with constant bounds and at most ``STRIP`` iterations have none: their enclosing
+  loop polls.
+
+The thread pool also stops handing out chunks once the flag is up.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ll
+
+from ti_notebook.codegen import common as c
+
+STRIP = 1 << 16  # iterations between two polls of a long loop
+
+
+def short_constant_range(begin: ll.Value, end: ll.Value) -> bool:
+    """True for ``[begin, end)`` known at compile time and at most ``STRIP`` long."""
+    if not (isinstance(begin, ll.Constant) and isinstance(end, ll.Constant)):
+        return False
+    return int(end.constant) - int(begin.constant) <= STRIP
+
+
+class InterruptPolls:
+    """Mixed into ``FunctionEmitter`` (which provides ``b``, ``fn``, ``ctx_slot``...)."""
+
+    def interrupt_flag(self) -> ll.Value:
+        return self.invariant(("interrupt",), lambda: self.ctx_slot(c.CTX_INTERRUPT, c.PTR))
+
+    def poll_interrupt(self) -> None:
+        """Returns from the function when the interrupt flag is up."""
+        b = self.b
+        flag = b.load_atomic(self.interrupt_flag(), "monotonic", 4, typ=c.I32)
+        stop = b.icmp_unsigned("!=", flag, ll.Constant(c.I32, 0))
+        leave = self.fn.append_basic_block("interrupted")
+        go_on = self.fn.append_basic_block("not_interrupted")
+        branch = b.cbranch(stop, leave, go_on)
+        branch.set_weights([1, 1 << 20])
+        b.position_at_end(leave)
+        b.ret_void()
+        b.position_at_end(go_on)
+
+    def strip_mined_loop(self, begin, end, body, set_indices) -> None:
+        """``for i in [begin, end)`` as strips of at most ``STRIP`` iterations, polling
+        before each; the strip itself is a plain counted loop (vectorisable)."""
+        b = self.b
+        start = self.alloca(c.I32, "strip")
+        b.store(begin, start)
+        header = self.fn.append_basic_block("strips")
+        strip = self.fn.append_basic_block("strip")
+        exit_block = self.fn.append_basic_block("endstrips")
+        b.branch(header)
+        b.position_at_end(header)
+        first = b.load(start, typ=c.I32)
+        b.cbranch(b.icmp_signed("<", first, end), strip, exit_block)
+        b.position_at_end(strip)
+        self.poll_interrupt()
+        # in 64 bits: end - first may not fit i32 when begin is negative
+        left = b.sub(b.sext(end, c.I64), b.sext(first, c.I64))
+        limit = ll.Constant(c.I64, STRIP)
+        count = b.select(b.icmp_signed("<", left, limit), left, limit)
+        stop = b.add(first, b.trunc(count, c.I32), flags=["nsw"])
+        self.simple_loop(first, stop, body, set_indices, exit_block)
+        b.store(stop, start)
+        b.branch(header)
+        b.position_at_end(exit_block)
