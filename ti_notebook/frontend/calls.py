@@ -6,7 +6,14 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
-from ti_notebook.frontend import field_methods, local_storage, matrices, random_ops, sparse_ops
+from ti_notebook.frontend import (
+    field_methods,
+    local_storage,
+    loop_config_ops,
+    matrices,
+    random_ops,
+    sparse_ops,
+)
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.matrices import BoundMethod
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
@@ -53,7 +60,8 @@ class CallsMixin:
     def expr_Call(self, node: ast.Call):
         func = self.expr(node.func)
         if isinstance(func, BoundMethod):
-            return self.call_method(func, [self.expr(a) for a in node.args], node)
+            keywords = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            return self.call_method(func, [self.expr(a) for a in node.args], node, keywords)
         if field_methods.is_container_method(func):  # x.fill(v) is a loop, not a Python call
             return field_methods.call(self, func, node)
         if not _hashable(func):
@@ -351,24 +359,6 @@ def _len(tracer, node: ast.Call):
     raise tracer.error(TiTypeError, node, "len() needs a vector or tuple")
 
 
-def _loop_config(tracer, node: ast.Call):
-    kw = tracer.keywords(node)
-    unknown = set(kw) - {"parallelize", "block_dim", "serialize"}
-    if unknown or node.args:
-        raise tracer.error(
-            TiTypeError,
-            node,
-            f"ti.loop_config() got unexpected argument(s) {sorted(unknown) or node.args}",
-            "it takes parallelize=N, block_dim=N and serialize=True",
-        )
-    tracer.state.pending_loop_config.update({k: v for k, v in kw.items() if v is not None})
-
-
-def _block_dim(tracer, node: ast.Call):
-    (value,) = [tracer.static_eval(a) for a in node.args]
-    tracer.state.pending_loop_config["block_dim"] = int(value)
-
-
 _SPECIAL = {
     builtins.print: _print,
     ops.cast: _cast,
@@ -383,8 +373,7 @@ _SPECIAL = {
     ops.select: _select,
     ops.clock_counter: _clock,
     builtins.len: _len,
-    ops.loop_config: _loop_config,
-    ops.block_dim: _block_dim,
+    **loop_config_ops.HANDLERS,
     **sparse_ops.HANDLERS,
     **random_ops.HANDLERS,
     **local_storage.HANDLERS,

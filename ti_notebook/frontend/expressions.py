@@ -100,6 +100,14 @@ class ExpressionsMixin:
 
     def binary(self, op: str, lhs, rhs, node: ast.AST):
         if isinstance(lhs, Vector) or isinstance(rhs, Vector):
+            if isinstance(lhs, Vector) and isinstance(rhs, Vector) and lhs.shape != rhs.shape:
+                raise self.error(
+                    TiTypeError,
+                    node,
+                    f"cannot apply '{op}' to a vector of shape {lhs.shape} and one of shape "
+                    f"{rhs.shape}",
+                    "element-wise operations need operands of the same shape",
+                )
             size = len(lhs) if isinstance(lhs, Vector) else len(rhs)
             left = self.as_vector(lhs, size, node)
             right = self.as_vector(rhs, size, node)
@@ -173,6 +181,14 @@ class ExpressionsMixin:
 
     # -- subscripts ---------------------------------------------------------------------
     def expr_Subscript(self, node: ast.Subscript):
+        inner = node.value
+        if (
+            isinstance(inner, ast.Subscript)
+            and isinstance(inner.value, (ast.Name, ast.Attribute))
+            and is_matrix_field(self.expr(inner.value))
+        ):
+            # v[i][k]: load the one component, not the whole element first
+            return self.load(self.lvalue(node))
         base = self.expr(node.value)
         if isinstance(base, Vector):
             return self.matrix_element(base, node)

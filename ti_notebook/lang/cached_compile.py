@@ -68,7 +68,8 @@ class _Hooks:
             self.wants_object = False
             return None
         self.key = cache_keys.full_key(self.pre, self.dependencies)
-        safe = "".join(ch if ch.isalnum() else "_" for ch in self.request.name)
+        # symbols are ASCII: a kernel named 'füllen' gets 'f_llen' (the key keeps it unique)
+        safe = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in self.request.name)
         prefix = f"tin_{safe}_{self.key[:24]}"
         if self.key in _loaded:  # recompiling a key loaded here: the JIT has its symbols
             prefix += f"_{len(_loaded)}"
