@@ -224,13 +224,17 @@ def run_all(peers: list[str], groups: list[str], rounds: int, cold: bool, out: P
     results: dict = {peer: {} for peer in peers}
     metas, notes = {}, list(NOTES)
     load_before = os.getloadavg()[0]
-    # Rounds alternate the peers, so a burst of load from elsewhere hits one round of one
-    # peer, not all of its figures.
+    # Rounds alternate the peers group by group (a process per peer and group), so a
+    # burst of load from elsewhere hits one group of one peer, not all of its figures,
+    # and the peers' figures of one row (checks on and off, above all) are taken seconds
+    # apart.
     for round_no in range(1, rounds + 1):
-        for peer in peers:
-            print(f"== {peer} (round {round_no}/{rounds})", file=sys.stderr)
-            rows, metas[peer] = collect_peer(peer, groups)
-            results[peer] = merge(results[peer], rows)
+        for group in groups:
+            for peer in peers:
+                print(f"== {peer} / {group} (round {round_no}/{rounds})", file=sys.stderr)
+                rows, meta = collect_peer(peer, [group])
+                metas.setdefault(peer, {}).update(meta)
+                results[peer] = merge(results[peer], rows)
     if cold:
         for peer in (p for p in COLD_PEERS if p in peers):
             print(f"== cold {peer} ({COLD_RUNS} fresh processes)", file=sys.stderr)
@@ -244,8 +248,8 @@ def run_all(peers: list[str], groups: list[str], rounds: int, cold: bool, out: P
         )
     if rounds > 1:
         notes.append(
-            f"- Each peer ran {rounds} times, alternating with the others; per row the round "
-            "with the lowest median is shown."
+            f"- Each peer ran {rounds} times, alternating with the others group by group; per "
+            "row the round with the lowest median is shown."
         )
     notes.append(
         f"- Load average (1 min) {load_before:.2f} before, {os.getloadavg()[0]:.2f} after the "
