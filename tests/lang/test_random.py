@@ -337,3 +337,21 @@ def test_bad_arguments_are_type_errors_with_the_line(function, words):
     assert info.value.lineno == lineno, message
     assert function.__name__ in message and lines[-1].strip() in message and "hint:" in message
     assert any(set(line.strip()) == {"^"} for line in message.splitlines() if line.strip())
+
+
+def test_random_in_a_plain_python_helper_is_refused_at_its_line():
+    # Run while compiling, it would bake one constant into every launch.
+    x = ti.field(ti.f32, shape=4)
+
+    def jitter():
+        return ti.random()
+
+    @ti.kernel
+    def uses_helper():
+        for i in x:
+            x[i] = jitter()
+
+    with pytest.raises(ti.errors.TiSyntaxError, match="plain Python helper") as info:
+        uses_helper()
+    assert "@ti.func" in str(info.value) and "jitter()" in str(info.value)
+    assert 0.0 <= ti.random() < 1.0  # Python scope is unaffected

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend import (
     field_methods,
     local_storage,
@@ -153,12 +153,16 @@ class CallsMixin:
         dynamic = [a for a in [*args, *kwargs.values()] if isinstance(a, (ir.Stmt, Vector))]
         if not dynamic and callable(func):
             self.state.reads.python_call(func, args, kwargs, node)
+            helpers = ops.compiling_helper
+            helpers.depth = getattr(helpers, "depth", 0) + 1
             try:
                 result = func(*args, **kwargs)
             except Exception as exc:
-                raise self.error(
-                    TiSyntaxError, node, f"calling '{ast.unparse(node.func)}' failed: {exc}"
-                ) from None
+                detail, hint = (exc.message, exc.hint) if isinstance(exc, TiError) else (exc, "")
+                message = f"calling '{ast.unparse(node.func)}' failed: {detail}"
+                raise self.error(TiSyntaxError, node, message, hint) from None
+            finally:
+                helpers.depth -= 1
             self.state.reads.python_result(result, node)
             return result
         raise self.error(

@@ -14,6 +14,7 @@ import builtins as _builtins
 import itertools
 import math
 import random as _random
+import threading
 
 from ti_notebook.errors import TiSyntaxError
 
@@ -75,6 +76,20 @@ def select(cond, a, b):
     return a if cond else b
 
 
+# Set while a plain Python helper runs at compile time (frontend/calls.py): a ti.random()
+# there would run once, and every launch would get the same "random" constant.
+compiling_helper = threading.local()
+
+
+def _refuse_while_compiling(name: str) -> None:
+    if getattr(compiling_helper, "depth", 0):
+        raise TiSyntaxError(
+            f"ti.{name}() in a plain Python helper runs once, while the kernel compiles, "
+            "so every launch would get the same number",
+            hint="decorate the helper with @ti.func, so the call runs in the kernel",
+        )
+
+
 def random(dtype=float):
     """``ti.random(dtype=float)``: uniform in [0, 1) for a float type (``float`` is
     ``default_fp``), every value equally likely for an integer type.
@@ -88,6 +103,7 @@ def random(dtype=float):
         >>> 0.0 <= ti.random() < 1.0
         True
     """
+    _refuse_while_compiling("random")
     return _random.random() if dtype in (float, None) else _random.getrandbits(31)
 
 
@@ -100,6 +116,7 @@ def randn(dt=None):
         >>> isinstance(ti.randn(), float)
         True
     """
+    _refuse_while_compiling("randn")
     return _random.gauss(0.0, 1.0)
 
 
