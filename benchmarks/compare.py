@@ -227,10 +227,11 @@ def run_all(peers: list[str], groups: list[str], rounds: int, cold: bool, out: P
     # Rounds alternate the peers group by group (a process per peer and group), so a
     # burst of load from elsewhere hits one group of one peer, not all of its figures,
     # and the peers' figures of one row (checks on and off, above all) are taken seconds
-    # apart.
+    # apart. Every other round runs them in reverse: the first process after another
+    # group was measured 5-15 % slower on some rows (same machine code, checks on/off).
     for round_no in range(1, rounds + 1):
         for group in groups:
-            for peer in peers:
+            for peer in peers if round_no % 2 else peers[::-1]:
                 print(f"== {peer} / {group} (round {round_no}/{rounds})", file=sys.stderr)
                 rows, meta = collect_peer(peer, [group])
                 metas.setdefault(peer, {}).update(meta)
