@@ -239,3 +239,31 @@ def test_check_bounds_is_part_of_the_code_key():
     key_on = ti.lang.config.current().codegen_key()
     ti.init(arch=ti.cpu, check_bounds=False)
     assert ti.lang.config.current().codegen_key() != key_on
+
+
+def test_a_check_never_leaves_a_loop_where_the_access_may_be_skipped():
+    x = ti.field(ti.i32, 4)
+
+    @ti.kernel
+    def skips(m: ti.i32, k: ti.i32):
+        for _i in range(2):
+            for j in range(m):
+                if j >= 4:
+                    continue
+                x[j] += 1  # runs for j < 4 only: m = 10 is fine
+            for j in range(k):
+                x[j + 100] += 1  # never runs for k = 0: no error
+
+    @ti.kernel
+    def breaks(m: ti.i32):
+        ti.loop_config(serialize=True)
+        for j in range(m):
+            if j == 4:
+                break
+            x[j] += 10
+
+    skips(10, 0)
+    breaks(10)
+    assert x.to_numpy().tolist() == [12, 12, 12, 12]
+    assert _bounds(breaks)["hoisted"] == 0
+    assert _bounds(skips)["checked"] == 2 and _bounds(skips)["hoisted"] == 1  # guarded
