@@ -490,7 +490,10 @@ def test_local_keeps_type_of_first_assignment():
         x += v
         return x
 
-    assert int_then_literal() == 1.0
+    with pytest.warns(ti.errors.TiPrecisionWarning, match="'x' may lose precision"):
+        assert int_then_literal() == 1.0  # compiled here: the warning names the line
+    with pytest.warns(ti.errors.TiPrecisionWarning):
+        assert int_then_float(1.7) == 1.0
     for v in [1.7, -1.7, 2.5, -0.5, 0.0, 100.99]:
         assert int_then_float(v) == float(int(np.float32(v)))
         # `x += v` on an i32 local casts v to i32 first, then adds: 1 + (-0.5) gives 1
