@@ -16,7 +16,7 @@ from ti_notebook.codegen.interrupts import InterruptPolls
 from ti_notebook.codegen.loops import LoopsMixin
 from ti_notebook.codegen.rng import RandomMixin
 from ti_notebook.ir import nodes as ir
-from ti_notebook.lang import types
+from ti_notebook.ir import types
 
 
 class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):

@@ -4,7 +4,7 @@ Also removes locals that are only ever written. Runs to a fixed point.
 
     >>> from ti_notebook.ir import nodes as ir
     >>> from ti_notebook.ir.kernel_ir import KernelIR
-    >>> from ti_notebook.lang.types import i32
+    >>> from ti_notebook.ir.types import i32
     >>> k = KernelIR("f", ir.Block())
     >>> _ = k.block.append(ir.ConstStmt(1, i32))
     >>> run(k, None), k.block.stmts

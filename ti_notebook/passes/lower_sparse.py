@@ -16,11 +16,9 @@ from __future__ import annotations
 import math
 
 from ti_notebook.ir import nodes as ir
-from ti_notebook.ir import transform
+from ti_notebook.ir import transform, types
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang import types
 from ti_notebook.lang.config import Config
-from ti_notebook.lang.sparse import sparse_subtree
 from ti_notebook.passes import plan_arith as arith
 
 
@@ -151,7 +149,7 @@ def _deactivate(emit: arith.Emitter, snode, layout, indices: list[ir.Stmt]) -> N
     offset = arith.element_offset(inner, layout, indices)
     cell = inner(ir.PtrOffsetStmt(inner(ir.RootPtrStmt(layout.tree_id)), offset, types.u8))
     inner(ir.MemsetZeroStmt(cell, level.cell_size))
-    for below in sparse_subtree(snode):
+    for below in snode.sparse_subtree():
         if below is snode:
             continue
         _clear_descendant_bits(inner, layout.tree_id, level, below.level_plan, indices)

@@ -26,9 +26,8 @@ import math
 
 from ti_notebook.errors import TiSyntaxError
 from ti_notebook.ir import nodes as ir
-from ti_notebook.ir import transform
+from ti_notebook.ir import transform, types
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang import types
 from ti_notebook.lang.config import Config
 from ti_notebook.passes import plan_arith as arith
 from ti_notebook.passes.demote_atomics import to_plain

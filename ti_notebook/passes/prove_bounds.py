@@ -40,8 +40,8 @@ from __future__ import annotations
 import dataclasses
 
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir import types
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang import types
 from ti_notebook.lang.config import Config
 from ti_notebook.passes import plan_arith as arith
 from ti_notebook.passes.index_ranges import IndexRanges

@@ -6,7 +6,7 @@ rely on, so a compiler bug shows as a clear internal error rather than bad code.
 
     >>> from ti_notebook.ir import nodes as ir
     >>> from ti_notebook.ir.kernel_ir import KernelIR
-    >>> from ti_notebook.lang.types import i32
+    >>> from ti_notebook.ir.types import i32
     >>> k = KernelIR("f", ir.Block())
     >>> one = k.block.append(ir.ConstStmt(1, i32))
     >>> _ = k.block.append(ir.BinaryOpStmt("add", one, one, i32))

@@ -250,11 +250,11 @@ class _Printer:
 @functools.cache
 def _lang_types() -> tuple:
     # Imported late: the language modules import the cache, which imports this module.
+    from ti_notebook.ir.types import DataType
     from ti_notebook.lang.field import Field
     from ti_notebook.lang.kernel import Func, Kernel
     from ti_notebook.lang.matrix import MatrixField
     from ti_notebook.lang.snode import SNode
-    from ti_notebook.lang.types import DataType
 
     return Field, Func, Kernel, MatrixField, SNode, DataType
 
