@@ -17,12 +17,13 @@ import math
 
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform, types
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import plan_arith as arith
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     changed = _guard_sparse_struct_fors(kernel)
     for stmt in list(kernel.block.walk()):
         if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
