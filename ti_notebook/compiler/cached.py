@@ -6,7 +6,9 @@
         no → compile (the trace tells the dependencies) → store the entry → a miss
 
 The backend says how its artifact serialises (``Backend.serialise``); its entries live
-in its own folder of the cache directory (``compiler/cache_policy.py``).
+in its own folder of the cache directory (``compiler/cache_policy.py``). With
+``print_ir=True`` a kernel is compiled (and its entry rewritten) even when the cache
+holds it: the point is to see the passes run.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -79,7 +81,9 @@ def compile_cached(request: CompileRequest):
     pre = cache_keys.pre_key(request, cache_keys.target_description(backend))
     if pre is None:
         return _uncacheable(request, "a template argument has no stable fingerprint")
-    for candidate in store.candidates(pre):
+    # print_ir asks to see the passes run: a hit would run none (the entry is rewritten)
+    candidates = [] if request.options.print_ir else store.candidates(pre)
+    for candidate in candidates:
         dependencies, key = candidate.get("dependencies"), candidate.get("key")
         if not isinstance(dependencies, list) or not isinstance(key, str):
             continue
