@@ -47,14 +47,28 @@ def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
 
 
 def is_initialized() -> bool:
-    """Whether ``ti.init`` started the current session (a kernel called without it
-    starts a default one too; ``ti.reset`` ends it)."""
+    """Whether a session runs: ``ti.init`` starts one (so does a kernel's first call
+    without it, with the defaults), ``ti.reset`` ends it.
+
+        >>> import ti_notebook as ti
+        >>> ti.reset()
+        >>> before = ti.is_initialized()
+        >>> ti.init(arch=ti.cpu)
+        >>> before, ti.is_initialized()
+        (False, True)
+    """
     return _config.is_initialized()
 
 
 def current_arch() -> str:
     """The arch kernels compile for now: ``"cpu"`` also after ``ti.init(arch=ti.cuda)``,
-    which falls back to the CPU (with a warning) while there is no CUDA backend."""
+    which falls back to the CPU (with a warning) while there is no CUDA backend.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.x64)
+        >>> ti.current_arch()
+        'cpu'
+    """
     return _config.current().arch
 
 
