@@ -70,7 +70,7 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
         self.globals = getattr(func, "__globals__", {})
         self.closure = closure_vars(func)
         # Names read are recorded per scope, so the offline cache can look them up
-        # again in a later process without tracing (runtime/cache_keys.py).
+        # again in a later process without tracing (compiler/cache_keys.py).
         self.scope = KERNEL_SCOPE if is_kernel else scope_of(func)
         state.reads.enter(self.scope, func)
         self.func_return: ir.AllocaStmt | None = None
