@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import sys
 import warnings
 
@@ -157,8 +156,7 @@ class KernelMagics(Magics):
     def _compile(self, name: str, kernel):
         """The kernel's stages once compiled now (None: it compiles at its first call)."""
         try:
-            params = kernel.params()
-            examples = [_example(p) for p in params]
+            examples = [_example(p) for p in kernel.parameters]
             if None in examples:
                 try:  # launched by the cell already? then its last specialisation
                     return kernel.stages()
@@ -187,7 +185,7 @@ class KernelMagics(Magics):
                     continue
                 text = stage_text(kernel_stages, stage)
                 if text is None:
-                    arch = ti.lang.config.current().arch
+                    arch = ti.current_arch()
                     print(f"{name}: no {stage} stage: compiled for {arch}", file=sys.stderr)
                     continue
                 display(stage_bundle(name, stage, text), raw=True)
@@ -226,21 +224,14 @@ def _configurer(args):
 
 def _select_arch(arch: str | None) -> None:
     """Makes sure a session runs, on ``arch`` when one is asked for (warnings printed)."""
-    config = ti.lang.config
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if not config.is_initialized():
+        if not ti.is_initialized():
             ti.init(arch=arch)
         elif arch is not None:
-            wanted = config.make_config(arch).arch  # resolves cuda -> cpu, with a warning
-            current = config.current()
-            if wanted != current.arch:
-                options = {
-                    f.name: getattr(current, f.name)
-                    for f in dataclasses.fields(config.Config)
-                    if f.name != "arch"
-                }
-                ti.init(arch=wanted, **options)
+            wanted = ti.resolve_arch(arch)  # cuda -> cpu while it has no backend, warned
+            if wanted != ti.current_arch():
+                ti.init(arch=wanted, **ti.init_options())
                 print(
                     f"ti.init(arch={wanted}): a new session; fields made before were freed",
                     file=sys.stderr,

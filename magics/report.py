@@ -107,7 +107,7 @@ _LEXERS = {
 def stage_text(stages, stage: str) -> str | None:
     """The text of ``stage`` (``report`` as JSON); None when this kernel has no such stage."""
     if stage == "report":
-        return json.dumps(stages["report"], indent=2, sort_keys=True, default=str)
+        return json.dumps(dict(stages["report"]), indent=2, sort_keys=True, default=str)
     if stage not in stages:
         return None
     text = stages[stage]

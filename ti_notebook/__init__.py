@@ -16,8 +16,10 @@
     >>> total()
     28.0
 
-This module only re-exports; the code lives in ``lang/``, ``frontend/``, ``ir/``,
-``passes/``, ``codegen/`` and ``runtime/`` (DESIGN.md section 2).
+This module only re-exports; the code lives in ``lang/``, ``compiler/``, ``frontend/``,
+``ir/``, ``plan/``, ``passes/``, ``codegen/`` and ``runtime/`` (DESIGN.md section 2).
+This module and :mod:`ti_notebook.errors` are the public surface: the notebook layer
+(``magics``, ``widgets``, ``kernels``) imports nothing else (``tests/test_layering.py``).
 """
 
 from __future__ import annotations
@@ -25,8 +27,19 @@ from __future__ import annotations
 from types import SimpleNamespace as _Namespace
 
 from ti_notebook import errors
-from ti_notebook.lang import config as _config_module
-from ti_notebook.lang.config import arm64, cpu, cuda, gpu, metal, opengl, vulkan, x64
+from ti_notebook import lang as lang
+from ti_notebook.lang import cache as _cache
+from ti_notebook.lang.config import (
+    arm64,
+    cpu,
+    cuda,
+    gpu,
+    metal,
+    opengl,
+    resolve_arch,
+    vulkan,
+    x64,
+)
 from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
 from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
@@ -72,7 +85,14 @@ from ti_notebook.lang.ops import (
     tanh,
     zero,
 )
-from ti_notebook.lang.session import init, reset, sync
+from ti_notebook.lang.session import (
+    current_arch,
+    init,
+    init_options,
+    is_initialized,
+    reset,
+    sync,
+)
 from ti_notebook.lang.snode import (
     FieldsBuilder,
     SNode,
@@ -112,14 +132,10 @@ from ti_notebook.lang.types import (
     uint32,
     uint64,
 )
+from ti_notebook.runtime import profiler as _profiler
+from ti_notebook.version import __version__ as __version__
 
-__version__ = "0.1.0"
-
-from ti_notebook.lang import cached_compile as _cached_compile
-
-cache = _Namespace(info=_cached_compile.info, clear=_cached_compile.clear)
-
-from ti_notebook.runtime import profiler as _profiler  # noqa: E402
+cache = _Namespace(info=_cache.info, clear=_cache.clear)
 
 profiler = _Namespace(
     print_kernel_profiler_info=_profiler.print_kernel_profiler_info,
@@ -176,6 +192,7 @@ __all__ = [
     "cos",
     "cpu",
     "cuda",
+    "current_arch",
     "deactivate",
     "errors",
     "exp",
@@ -195,8 +212,10 @@ __all__ = [
     "i32",
     "i64",
     "init",
+    "init_options",
     "int8",
     "is_active",
+    "is_initialized",
     "int16",
     "int32",
     "int64",
@@ -213,6 +232,7 @@ __all__ = [
     "randn",
     "random",
     "reset",
+    "resolve_arch",
     "round",
     "select",
     "sin",
@@ -234,8 +254,6 @@ __all__ = [
     "vulkan",
     "x64",
 ]
-
-_ = _config_module
 
 # `%load_ext ti_notebook`; importing ti_notebook inside IPython registers the magics too.
 from ti_notebook.magics import load_ipython_extension as load_ipython_extension  # noqa: E402

@@ -155,3 +155,8 @@ class TiPrecisionWarning(UserWarning):
 
 class TiValueError(TiError, ValueError):
     """A value of the right type but a wrong shape or range (``from_numpy`` shapes...)."""
+
+
+class TiInternalError(TiError, RuntimeError):
+    """The compiler broke one of its own rules (``ir/verify.py`` found it): a ti_notebook
+    bug, not a mistake in the kernel. ``ti.init(debug=True)`` looks for these."""

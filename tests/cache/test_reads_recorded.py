@@ -13,7 +13,7 @@ import types
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.runtime.fingerprint import fingerprint
+from ti_notebook.compiler.fingerprint import fingerprint
 
 pytestmark = pytest.mark.cpu
 

@@ -41,7 +41,7 @@ SHELL_SCRIPT = textwrap.dedent(
     for _ in range(480):
         result = shell.run_cell(CELL)
         assert result.success, result.error_in_exec
-    from ti_notebook.lang import memory
+    from ti_notebook.runtime import memory
     print("TREES", len(memory._by_id))
     print("GROWTH", rss_mib() - before)
     """
@@ -62,7 +62,7 @@ UNREACHABLE = textwrap.dedent(
     """
     import gc
     import ti_notebook as ti
-    from ti_notebook.lang import memory
+    from ti_notebook.runtime import memory
     ti.init(arch=ti.cpu, offline_cache=False)
 
     def make():

@@ -4,7 +4,7 @@ Arithmetic follows Python where Taichi does: ``//`` floors, ``%`` takes the divi
 sign, integer division by zero gives 0 instead of trapping (a trap would kill the
 notebook's kernel process).
 
-    >>> from ti_notebook.lang import types
+    >>> from ti_notebook.ir import types
     >>> str(llvm_type(types.f32)), str(llvm_type(types.u8))
     ('float', 'i8')
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.lang import types
+from ti_notebook.ir import types
 
 I1 = ll.IntType(1)
 I8 = ll.IntType(8)

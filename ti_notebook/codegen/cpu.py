@@ -23,8 +23,9 @@ import llvmlite.ir as ll
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 
 _counter = itertools.count()
 
@@ -46,12 +47,14 @@ class CpuModuleGenerator:
     def __init__(
         self,
         kernel: KernelIR,
-        config: Config,
+        options: CompileOptions,
+        capabilities: Capabilities,
         arg_offsets: dict[int, int],
         prefix: str | None = None,
     ) -> None:
         self.kernel = kernel
-        self.config = config
+        self.options = options
+        self.capabilities = capabilities
         self.arg_offsets = arg_offsets
         # A cached kernel's symbols are named after its key: unique in any process.
         self.prefix = prefix or symbol_prefix(kernel.name)
@@ -218,7 +221,8 @@ class CpuModuleGenerator:
         begin = self.bound(emitter, task.begin)
         end = self.bound(emitter, task.end)
         threads = int(task.config.get("parallelize") or 0)
-        threads = min(threads, self.config.num_threads) if threads else self.config.num_threads
+        most = self.capabilities.threads
+        threads = min(threads, most) if threads else most
         block_dim = int(task.config.get("block_dim") or 0)
         one_chunk_per_thread = task.config.get("one_chunk_per_thread", False)
         if block_dim > 0 and not one_chunk_per_thread:

@@ -16,7 +16,7 @@ from ti_notebook.codegen.interrupts import InterruptPolls
 from ti_notebook.codegen.loops import LoopsMixin
 from ti_notebook.codegen.rng import RandomMixin
 from ti_notebook.ir import nodes as ir
-from ti_notebook.lang import types
+from ti_notebook.ir import types
 
 
 class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
@@ -25,7 +25,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
     def __init__(self, module_gen, fn: ll.Function) -> None:
         self.gen = module_gen
         self.module = module_gen.module
-        self.fast_math = module_gen.config.fast_math
+        self.fast_math = module_gen.options.fast_math
         self.fn = fn
         self.ctx = fn.args[0]
         entry = fn.append_basic_block("entry")

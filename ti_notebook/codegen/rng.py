@@ -128,7 +128,7 @@ class RandomMixin:
 
     def normal(self, words: list, dtype):
         """Box-Muller: ``sqrt(-2 log u1) * cos(2 pi u2)``, computed in f32 or f64."""
-        from ti_notebook.lang import types
+        from ti_notebook.ir import types
 
         work = types.f64 if dtype.bits == 64 else types.f32
         t = llvm_type(work)

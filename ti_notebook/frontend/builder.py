@@ -4,9 +4,9 @@ The AST visitors call these methods with *values*: IR statements (typed), or Pyt
 numbers (compile-time constants, typed only when they meet an IR value: ``int`` as
 ``default_ip``, ``float`` as ``default_fp``, as Taichi does).
 
-    >>> from ti_notebook.lang.config import Config
+    >>> from ti_notebook.ir.options import CompileOptions
     >>> from ti_notebook.ir.nodes import Block
-    >>> b = IRBuilder(Config(), Block())
+    >>> b = IRBuilder(CompileOptions(), Block())
     >>> b.binary("truediv", b.const(1), b.const(2)).dtype
     f32
 """
@@ -21,8 +21,8 @@ import numpy as np
 
 from ti_notebook.errors import SourcePos, TiTypeError, TiZeroDivisionError
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.lang import types
-from ti_notebook.lang.config import Config
 
 ARITH = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2"}
 BITWISE = {"bit_and", "bit_or", "bit_xor", "shl", "shr"}
@@ -62,7 +62,7 @@ def is_constant(value) -> bool:
 class IRBuilder:
     """Appends statements to the current block and types them."""
 
-    def __init__(self, config: Config, block: ir.Block) -> None:
+    def __init__(self, config: CompileOptions, block: ir.Block) -> None:
         self.config = config
         self.blocks: list[ir.Block] = [block]
         self.pos: SourcePos | None = None

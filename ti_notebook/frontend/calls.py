@@ -79,11 +79,11 @@ class CallsMixin:
             return self.call_rounding(node, _ROUNDING[func])
         if func in _ATOMICS:
             return self.call_atomic(node, _ATOMICS[func])
-        from ti_notebook.lang.kernel import Func, Kernel
+        from ti_notebook.lang.func import Func, KernelBase
 
         if isinstance(func, Func):
             return self.inline_func(func, node)
-        if isinstance(func, Kernel):
+        if isinstance(func, KernelBase):
             raise self.error(
                 TiSyntaxError,
                 node,
@@ -174,8 +174,6 @@ class CallsMixin:
 
     # -- ti.func inlining -----------------------------------------------------------------
     def inline_func(self, func, node: ast.Call):
-        from ti_notebook.frontend.tracer import FunctionTracer
-
         state = self.state
         if state.inline_depth >= _MAX_INLINE_DEPTH:
             raise self.error(
@@ -191,7 +189,7 @@ class CallsMixin:
         except TypeError as exc:
             raise self.error(TiTypeError, node, f"calling {func.name}(): {exc}") from None
         bound.apply_defaults()
-        callee = FunctionTracer(state, source, is_kernel=False)
+        callee = type(self)(state, source, is_kernel=False)  # a FunctionTracer
         callee.entry_depth = state.depth
         b = self.builder
         for name, value in bound.arguments.items():
@@ -220,12 +218,12 @@ class CallsMixin:
             state.inline_depth -= 1
             b.pos = saved_pos
         value = callee.func_return_value
-        from ti_notebook.frontend.tracer import _MISSING
+        from ti_notebook.frontend.values import MISSING as _MISSING
 
         return None if value is _MISSING else value
 
     def func_return_statement(self, node: ast.Return) -> None:
-        from ti_notebook.frontend.tracer import _MISSING
+        from ti_notebook.frontend.values import MISSING as _MISSING
 
         if self.state.depth != getattr(self, "entry_depth", 0) or (
             self.func_return_value is not _MISSING

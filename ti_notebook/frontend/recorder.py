@@ -8,7 +8,7 @@ recorded as a *path* from its root name: ``("<kernel>", "Params.scale")`` or
 ``ti.static(...)`` because the paths belong to the objects themselves (by ``id``, the
 objects held alive until the trace ends). A warm start resolves each path again - the
 root name, then ``getattr`` along the chain - and compares fingerprints
-(``runtime/cache_keys.py``).
+(``compiler/cache_keys.py``).
 
 What cannot be followed makes the kernel uncacheable, with the first reason kept for
 the cache's debug log: an attribute read from a value that came from no path (an object
@@ -31,7 +31,7 @@ import types as pytypes
 
 import numpy as np
 
-from ti_notebook.runtime.fingerprint import compiler_owned, fingerprint, library_version
+from ti_notebook.compiler.fingerprint import compiler_owned, fingerprint, library_version
 
 KERNEL_SCOPE = "<kernel>"
 TEMPLATE_SCOPE = "<template>"

@@ -402,6 +402,6 @@ class StatementsMixin:
 
 
 def _missing():
-    from ti_notebook.frontend.tracer import _MISSING
+    from ti_notebook.frontend.values import MISSING as _MISSING
 
     return _MISSING

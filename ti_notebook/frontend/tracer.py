@@ -28,11 +28,10 @@ from ti_notebook.frontend.matrices import MatricesMixin
 from ti_notebook.frontend.recorder import KERNEL_SCOPE, Reads
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.frontend.statements import StatementsMixin
+from ti_notebook.frontend.values import MISSING as _MISSING
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.lang import types
-from ti_notebook.lang.config import Config
-
-_MISSING = object()
 
 
 @dataclasses.dataclass
@@ -40,7 +39,7 @@ class KernelState:
     """What the whole kernel's trace shares, across inlined funcs."""
 
     name: str
-    config: Config
+    config: CompileOptions
     builder: IRBuilder
     return_type: types.DataType | None = None
     captured: dict = dataclasses.field(default_factory=dict)  # (func, name) -> value
@@ -71,7 +70,7 @@ class FunctionTracer(StatementsMixin, ExpressionsMixin, LoopsMixin, CallsMixin, 
         self.globals = getattr(func, "__globals__", {})
         self.closure = closure_vars(func)
         # Names read are recorded per scope, so the offline cache can look them up
-        # again in a later process without tracing (runtime/cache_keys.py).
+        # again in a later process without tracing (compiler/cache_keys.py).
         self.scope = KERNEL_SCOPE if is_kernel else scope_of(func)
         state.reads.enter(self.scope, func)
         self.func_return: ir.AllocaStmt | None = None
@@ -220,5 +219,5 @@ def _describe(node: ast.AST) -> str:
     return names.get(type(node).__name__, type(node).__name__)
 
 
-def new_state(name: str, config: Config) -> KernelState:
+def new_state(name: str, config: CompileOptions) -> KernelState:
     return KernelState(name=name, config=config, builder=IRBuilder(config, ir.Block()))

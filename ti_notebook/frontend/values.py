@@ -12,6 +12,8 @@ import dataclasses
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 
+MISSING = object()  # no value (yet): a ti.func that has not returned, an unbound name
+
 
 class Vector:
     """A small vector or matrix of scalar values (``shape`` (n,) or (n, m), row-major)."""

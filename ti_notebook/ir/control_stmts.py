@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ti_notebook.ir.nodes import Stmt, _block
+from ti_notebook.ir.stmt import Stmt, owned_block
 
 
 # -- control flow -------------------------------------------------------------------------
@@ -24,8 +24,8 @@ class IfStmt(Stmt):
     def __init__(self, cond: Stmt) -> None:
         super().__init__(None)
         self.cond = cond
-        self.true_block = _block(self, None)
-        self.false_block = _block(self, None)
+        self.true_block = owned_block(self)
+        self.false_block = owned_block(self)
 
 
 class WhileStmt(Stmt):
@@ -36,7 +36,7 @@ class WhileStmt(Stmt):
 
     def __init__(self) -> None:
         super().__init__(None)
-        self.body = _block(self, None)
+        self.body = owned_block(self)
 
 
 class RangeForStmt(Stmt):
@@ -65,7 +65,7 @@ class RangeForStmt(Stmt):
         self.extents = list(extents or [])
         self.starts = list(starts or [])
         self.config = dict(config or {})
-        self.body = _block(self, None)
+        self.body = owned_block(self)
 
 
 class StructForStmt(Stmt):
@@ -78,7 +78,7 @@ class StructForStmt(Stmt):
         super().__init__(None)
         self.field = field
         self.config = dict(config or {})
-        self.body = _block(self, None)
+        self.body = owned_block(self)
 
 
 class BreakStmt(Stmt):
@@ -162,6 +162,6 @@ class OffloadedStmt(Stmt):
         # ndrange axes of the loop, as values available inside the task
         self.extents: list[Stmt] = []
         self.starts: list[Stmt] = []
-        self.prologue = _block(self, None)
-        self.body = _block(self, None)
-        self.epilogue = _block(self, None)
+        self.prologue = owned_block(self)
+        self.body = owned_block(self)
+        self.epilogue = owned_block(self)

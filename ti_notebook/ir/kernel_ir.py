@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from ti_notebook.ir import nodes as ir
-from ti_notebook.lang.types import DataType
+from ti_notebook.ir.types import DataType
 
 
 @dataclasses.dataclass

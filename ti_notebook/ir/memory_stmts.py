@@ -3,7 +3,7 @@
 Re-exported by :mod:`ti_notebook.ir.nodes`, which every pass imports as ``ir``.
 
     >>> from ti_notebook.ir import nodes as ir
-    >>> from ti_notebook.lang.types import u8
+    >>> from ti_notebook.ir.types import u8
     >>> ir.MemsetZeroStmt(ir.ConstStmt(0, u8), 64).nbytes
     64
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ti_notebook.ir.nodes import Stmt
-from ti_notebook.lang.types import DataType
+from ti_notebook.ir.stmt import Stmt
+from ti_notebook.ir.types import DataType
 
 
 # -- memory ----------------------------------------------------------------------------

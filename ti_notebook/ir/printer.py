@@ -1,7 +1,7 @@
 """IR as text: what ``kernel.stages()["ir"]`` and ``["ir_optimized"]`` show.
 
 >>> from ti_notebook.ir import nodes as ir
->>> from ti_notebook.lang.types import i32
+>>> from ti_notebook.ir.types import i32
 >>> b = ir.Block()
 >>> c = b.append(ir.ConstStmt(1, i32))
 >>> print(format_block(b).replace(str(c.id), "N"))

@@ -1,7 +1,7 @@
 """Small IR rewriting helpers the passes share.
 
 >>> from ti_notebook.ir import nodes as ir
->>> from ti_notebook.lang.types import i32
+>>> from ti_notebook.ir.types import i32
 >>> b = ir.Block()
 >>> one, two = b.append(ir.ConstStmt(1, i32)), b.append(ir.ConstStmt(2, i32))
 >>> add = b.append(ir.BinaryOpStmt("add", one, one, i32))

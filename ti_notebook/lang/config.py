@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 
+from ti_notebook.compiler import backends
+from ti_notebook.compiler.request import CacheSettings
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.lang import types, validate
 
 
@@ -25,8 +27,6 @@ gpu = Arch("gpu")
 vulkan = Arch("vulkan")
 metal = Arch("metal")
 opengl = Arch("opengl")
-
-_KNOWN_ARCHES = {"cpu", "x64", "arm64", "cuda", "gpu", "vulkan", "metal", "opengl"}
 
 
 @dataclasses.dataclass
@@ -69,6 +69,33 @@ class Config:
         cores = os.cpu_count() or 1
         return min(self.cpu_max_num_threads, cores) if self.cpu_max_num_threads > 0 else cores
 
+    def backend(self) -> backends.Backend:
+        """The backend ``arch`` selected, with this session's thread count."""
+        return backends.backend_for(self.arch, self.num_threads)
+
+    def compile_options(self, default_loop_config: dict | None = None) -> CompileOptions:
+        """What the compiler reads of this configuration (plus a kernel's loop defaults)."""
+        return CompileOptions(
+            default_fp=self.default_fp,
+            default_ip=self.default_ip,
+            debug=self.debug,
+            check_bounds=self.check_bounds,
+            fast_math=self.fast_math,
+            make_thread_local=self.make_thread_local,
+            make_block_local=self.make_block_local,
+            default_loop_config=default_loop_config or {},
+            print_ir=self.print_ir,
+        )
+
+    def cache_settings(self, enabled: bool | None = None) -> CacheSettings:
+        """The offline cache's settings (``enabled`` overrides ``offline_cache``)."""
+        return CacheSettings(
+            enabled=self.offline_cache if enabled is None else enabled,
+            path=self.offline_cache_file_path,
+            max_size=self.offline_cache_max_size_of_files,
+            policy=self.offline_cache_cleaning_policy,
+        )
+
 
 _current = Config()
 _initialized = False
@@ -88,30 +115,16 @@ def is_initialized() -> bool:
     return _initialized
 
 
-def _resolve_arch(arch: str | None) -> str:
+def resolve_arch(arch: str | None) -> str:
+    """The arch ``ti.init(arch=arch)`` runs on (``TI_ARCH`` wins when set). An arch with
+    no backend gives ``"cpu"`` with a RuntimeWarning, as ``ti.init`` gives it.
+
+        >>> import ti_notebook as ti
+        >>> ti.resolve_arch(ti.x64)
+        'cpu'
+    """
     requested = os.environ.get("TI_ARCH") or arch or "cpu"
-    if requested in ("x64", "arm64"):
-        requested = "cpu"
-    if requested not in _KNOWN_ARCHES:
-        from ti_notebook.errors import TiValueError
-
-        raise TiValueError(
-            f"unknown arch {requested!r}",
-            hint="use ti.cpu, ti.cuda or ti.gpu (ti.vulkan, ti.metal and ti.opengl fall "
-            "back to the CPU)",
-        )
-    if requested == "cpu":
-        return "cpu"
-    from ti_notebook.runtime import devices
-
-    if devices.cuda_available():
-        return "cuda"
-    warnings.warn(
-        f"arch={requested} asked for, but no CUDA device is available: using ti.cpu",
-        RuntimeWarning,
-        stacklevel=3,
-    )
-    return "cpu"
+    return backends.resolve_arch(str(requested))
 
 
 def make_config(arch: str | None = None, **options) -> Config:
@@ -127,7 +140,7 @@ def make_config(arch: str | None = None, **options) -> Config:
             options[name] = validate.option(name, value, type(default))
     config = Config(**options)
     config.check_bounds = config.check_bounds or config.debug  # debug implies the checks
-    config.arch = _resolve_arch(arch)
+    config.arch = resolve_arch(arch)
     policies = ("never", "version", "lru", "fifo")
     if config.offline_cache_cleaning_policy not in policies:
         raise ValueError(

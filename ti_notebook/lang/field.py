@@ -31,8 +31,8 @@ from ti_notebook.errors import (
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
 from ti_notebook.lang import types
-from ti_notebook.lang.plan import FieldLayout
 from ti_notebook.lang.validate import extents
+from ti_notebook.plan.layout import FieldLayout
 
 _live_trees: weakref.WeakSet = weakref.WeakSet()
 
@@ -144,7 +144,7 @@ class Field:
         return len(self.shape)
 
     def layout(self) -> FieldLayout:
-        """The field's memory plan (read-only; see ``lang/plan.py``)."""
+        """The field's memory plan (read-only; see ``plan/layout.py``)."""
         self._materialize()
         return self._layout
 

@@ -18,64 +18,38 @@ with no compilation:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import threading
+import types as pytypes
 import weakref
+from collections.abc import Mapping
 
+from ti_notebook.compiler.cached import compile_cached
+from ti_notebook.compiler.report import KernelReport
+from ti_notebook.compiler.request import CompileRequest, Param
+from ti_notebook.compiler.stages import Stages
 from ti_notebook.errors import (
     KernelInterrupted,
     SourcePos,
     TiError,
-    TiSyntaxError,
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import template_keys, types
-from ti_notebook.lang.cached_compile import compile_cached
-from ti_notebook.lang.compile import CompileRequest, Param, Stages
-from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template
+from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
+from ti_notebook.lang.ndarray import NdarrayType, Template
 from ti_notebook.runtime import random_streams
+
+__all__ = ["Func", "Kernel", "func", "kernel", "reset_all_kernels"]
 
 _kernels: weakref.WeakSet = weakref.WeakSet()
 _COMPILE_LOCK = threading.RLock()
 
 
-@dataclasses.dataclass
-class KernelConfig(_config.Config):
-    """The session's config plus one kernel's own defaults (see ``Kernel.configure``).
-
-    The defaults are part of ``codegen_key``, so the offline cache keeps kernels compiled
-    with different defaults apart.
-    """
-
-    default_loop_config: dict = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def of(cls, config: _config.Config, loop: dict, offline_cache: bool | None) -> KernelConfig:
-        values = {f.name: getattr(config, f.name) for f in dataclasses.fields(_config.Config)}
-        if offline_cache is not None:
-            values["offline_cache"] = offline_cache
-        return cls(**values, default_loop_config=dict(loop))
-
-    def codegen_key(self) -> tuple:
-        return (*super().codegen_key(), tuple(sorted(self.default_loop_config.items())))
-
-
-def _resolve_annotation(func, annotation):
-    if isinstance(annotation, str):
-        try:
-            return eval(annotation, func.__globals__)  # noqa: S307 - the user's own annotation
-        except Exception:
-            return annotation
-    return annotation
-
-
 def _param_of(func, p: inspect.Parameter, cfg) -> Param:
-    ann = _resolve_annotation(func, p.annotation)
+    ann = resolve_annotation(func, p.annotation)
     if ann is Template or isinstance(ann, Template):
         return Param(p.name, "template")
     if ann is NdarrayType or isinstance(ann, NdarrayType):
@@ -105,15 +79,11 @@ def _forget_dead(kernel_ref, _dead_ref) -> None:
             kernel._compiled.pop(key, None)
 
 
-class Kernel:
+class Kernel(KernelBase):
     """A compiled-on-demand kernel; call it like the Python function it decorates."""
 
     def __init__(self, func) -> None:
-        functools.update_wrapper(self, func)
-        self.func = func
-        self.name = func.__name__
-        self.signature = inspect.signature(func)
-        self._source: FunctionSource | None = None
+        super().__init__(func)
         self._params: list[Param] | None = None
         self._compiled: dict = {}
         self._generation = -1
@@ -168,11 +138,18 @@ class Kernel:
         self._last = None
         return self
 
-    def _compile_config(self) -> _config.Config:
+    def _request(self, params: list[Param], templates: dict) -> CompileRequest:
         config = _config.current()
-        if not self._loop_defaults and self._offline_cache is None:
-            return config
-        return KernelConfig.of(config, self._loop_defaults, self._offline_cache)
+        return CompileRequest(
+            self.name,
+            self.source(),
+            params,
+            templates,
+            self.return_type(),
+            config.compile_options(self._loop_defaults),
+            config.backend(),
+            config.cache_settings(self._offline_cache),
+        )
 
     # -- specialisation --------------------------------------------------------------
     def params(self) -> list[Param]:
@@ -186,13 +163,22 @@ class Kernel:
             self._generation = _config.generation()
         return self._params
 
-    def source(self) -> FunctionSource:
-        if self._source is None:
-            self._source = FunctionSource.of(self.func)
-        return self._source
+    @property
+    def parameters(self) -> tuple[Param, ...]:
+        """The parameters as this session types them: each has ``name``, ``kind``
+        (scalar, template or ndarray), ``dtype`` and ``ndim`` (None where a call decides).
+
+            >>> import ti_notebook as ti
+            >>> ti.init(arch=ti.cpu)
+            >>> @ti.kernel
+            ... def scale(a: ti.types.ndarray(), k: float): ...
+            >>> [(p.name, p.kind, p.dtype) for p in scale.parameters]
+            [('a', 'ndarray', None), ('k', 'scalar', f32)]
+        """
+        return tuple(self.params())
 
     def return_type(self):
-        ann = _resolve_annotation(self.func, self.signature.return_annotation)
+        ann = resolve_annotation(self.func, self.signature.return_annotation)
         if ann in (inspect.Signature.empty, None):
             return None
         cfg = _config.current()
@@ -240,19 +226,13 @@ class Kernel:
             with _COMPILE_LOCK:
                 entry = self._compiled.get(key)
                 if entry is None:
-                    request = CompileRequest(
-                        self.name,
-                        self.source(),
-                        concrete,
-                        templates,
-                        self.return_type(),
-                        self._compile_config(),
-                    )
+                    request = self._request(concrete, templates)
                     # Not the trace's inputs: they hold the template objects, which
                     # must be free to die (their specialisation is dropped then).
                     entry = (*compile_cached(request)[:2], {})
                     # the same stream on a cold compile and a cache hit: see random_streams
-                    random_streams.attach(entry[0], request, _config.current())
+                    session = _config.current()
+                    random_streams.attach(entry[0], request, session, session.random_seed)
                     self._compiled[key] = entry
         self._last = entry
         return entry, runtime_args
@@ -309,8 +289,28 @@ class Kernel:
         return self._last[1]
 
     @property
-    def report(self) -> dict:
+    def report(self) -> KernelReport:
+        """What the compiler did (``compiler/report.py``) for the last specialisation, or
+        for the one scalar-only parameters select (compiling it if needed)."""
         return self.stages()["report"]
+
+    @property
+    def specialisations(self) -> Mapping:
+        """The specialisations compiled so far in this session: their key (template
+        values' identities, ndarray types) → :class:`Stages`, report included.
+
+            >>> import ti_notebook as ti
+            >>> ti.init(arch=ti.cpu)
+            >>> @ti.kernel
+            ... def first(a: ti.types.ndarray()) -> ti.f64:
+            ...     return a[0]
+            >>> import numpy as np
+            >>> first(np.ones(2)), first(np.ones(3, np.int32)), len(first.specialisations)
+            (1.0, 1.0, 2)
+        """
+        if self._generation != _config.generation():
+            return pytypes.MappingProxyType({})
+        return pytypes.MappingProxyType({k: v[1] for k, v in self._compiled.items()})
 
     def __repr__(self) -> str:
         return f"<ti.kernel {self.name}>"
@@ -334,54 +334,9 @@ def _example_value(param: Param):
     return 0.0 if param.dtype.is_float else 0
 
 
-class Func:
-    """A ``@ti.func``: inlined into the kernels that call it."""
-
-    def __init__(self, func) -> None:
-        functools.update_wrapper(self, func)
-        self.func = func
-        self.name = func.__name__
-        self.qualname = f"{func.__module__}.{func.__qualname__}"
-        self.signature = inspect.signature(func)
-        self._source: FunctionSource | None = None
-
-    def source(self) -> FunctionSource:
-        if self._source is None:
-            self._source = FunctionSource.of(self.func)
-        return self._source
-
-    def parameters(self) -> dict:
-        """name → "template", a DataType, or None (typed by the value passed)."""
-        cfg = _config.current()
-        found = {}
-        for p in self.signature.parameters.values():
-            ann = _resolve_annotation(self.func, p.annotation)
-            if ann is Template or isinstance(ann, Template):
-                found[p.name] = "template"
-            elif ann is inspect.Parameter.empty:
-                found[p.name] = None
-            else:
-                found[p.name] = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
-        return found
-
-    def __call__(self, *args, **kwargs):
-        raise TiSyntaxError(
-            f"ti.func '{self.name}' can only be called from a kernel or another ti.func",
-            hint="decorate the caller with @ti.kernel, or call the Python function directly",
-        )
-
-    def __repr__(self) -> str:
-        return f"<ti.func {self.name}>"
-
-
 def kernel(func) -> Kernel:
     """Decorator: makes ``func`` a kernel (see the module docstring)."""
     return Kernel(func)
-
-
-def func(fn) -> Func:
-    """Decorator: makes ``fn`` a ti.func that kernels inline."""
-    return Func(fn)
 
 
 def reset_all_kernels() -> None:
@@ -390,6 +345,3 @@ def reset_all_kernels() -> None:
         k._fast = None
         k._params = None
         k._last = None
-
-
-_ = Ndarray  # ti.ndarray values are accepted through their NumPy array

@@ -1,17 +1,23 @@
-"""``ti.init`` and ``ti.reset``: start over with a new configuration.
+"""``ti.init`` and ``ti.reset``: start over with a new configuration and backend.
 
 >>> import ti_notebook as ti
 >>> ti.init(arch=ti.cpu, debug=True)
->>> ti.lang.config.current().debug
-True
+>>> ti.is_initialized(), ti.current_arch(), ti.lang.config.current().debug
+(True, 'cpu', True)
 >>> ti.reset()
+>>> ti.is_initialized()
+False
 """
 
 from __future__ import annotations
 
+import dataclasses
+
+from ti_notebook.compiler import cache_keys, cache_policy
 from ti_notebook.lang import config as _config
 from ti_notebook.lang.field import free_all_fields
 from ti_notebook.lang.kernel import reset_all_kernels
+from ti_notebook.runtime import profiler
 from ti_notebook.runtime.launch import no_launch_running
 
 
@@ -29,19 +35,55 @@ def init(arch=None, default_fp=None, default_ip=None, **options) -> None:
         if _config.is_initialized():
             reset()
         _config.set_current(config)
-    from ti_notebook.runtime import profiler
-
     profiler.clear_kernel_profiler_info()
     profiler.set_enabled(config.kernel_profiler)
     # The runtime (JIT engine, thread pool) starts here, as Taichi's does in ti.init,
     # so a kernel's first call pays for its own compile (or cache load) only.
-    from ti_notebook.runtime import cpu as cpu_runtime
-
-    cpu_runtime.ensure_runtime()
+    backend, settings = config.backend(), config.cache_settings()
+    store = cache_policy.store_for(settings, backend.cache_subdir) if settings.enabled else None
+    backend.start(store)
     if config.offline_cache:
-        from ti_notebook.runtime.cache_keys import compiler_digest
+        cache_keys.compiler_digest()  # once per process, here rather than in a first call
 
-        compiler_digest()  # once per process, here rather than in a first call
+
+def is_initialized() -> bool:
+    """Whether a session runs: ``ti.init`` starts one (so does a kernel's first call
+    without it, with the defaults), ``ti.reset`` ends it.
+
+        >>> import ti_notebook as ti
+        >>> ti.reset()
+        >>> before = ti.is_initialized()
+        >>> ti.init(arch=ti.cpu)
+        >>> before, ti.is_initialized()
+        (False, True)
+    """
+    return _config.is_initialized()
+
+
+def current_arch() -> str:
+    """The arch kernels compile for now: ``"cpu"`` also after ``ti.init(arch=ti.cuda)``,
+    which falls back to the CPU (with a warning) while there is no CUDA backend.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.x64)
+        >>> ti.current_arch()
+        'cpu'
+    """
+    return _config.current().arch
+
+
+def init_options() -> dict:
+    """The ``ti.init`` keywords of the current session but ``arch``: ``ti.init(arch=a,
+    **ti.init_options())`` starts a session like this one on another arch.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu, default_fp=ti.f64)
+        >>> ti.init_options()["default_fp"]
+        f64
+    """
+    current = _config.current()
+    fields = dataclasses.fields(_config.Config)
+    return {f.name: getattr(current, f.name) for f in fields if f.name != "arch"}
 
 
 def reset() -> None:

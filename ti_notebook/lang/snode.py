@@ -2,7 +2,7 @@
 
 A layout is a tree of SNodes: ``dense``, ``pointer`` and ``bitmasked`` levels that split
 index axes, and ``place`` leaves that hold fields. Finalising a tree computes its
-memory plan (``lang/plan.py``) and reserves its memory.
+memory plan (``plan/layout.py``) and reserves its memory.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 
 from ti_notebook.errors import TiMemoryError, TiRuntimeError, TiTypeError, TiValueError
-from ti_notebook.lang import plan as _plan
 from ti_notebook.lang import snode_layout as _layout
-from ti_notebook.lang.memory import allocate_tree
 from ti_notebook.lang.validate import extents
+from ti_notebook.plan import layout as _plan
+from ti_notebook.runtime.memory import allocate_tree
 
 
 class Axis:
@@ -188,6 +188,25 @@ class SNode:
         return self is other
 
     __hash__ = object.__hash__
+
+    def sparse_subtree(self):
+        """The pointer and bitmasked nodes of this node's subtree, itself included.
+
+        A method, not a function of ``lang/sparse.py``: the passes call it on the nodes the
+        IR holds, without importing the language layer.
+
+            >>> import ti_notebook as ti
+            >>> ti.init(arch=ti.cpu)
+            >>> blk = ti.root.pointer(ti.i, 4)
+            >>> [n.kind for n in blk.sparse_subtree()]
+            ['pointer']
+        """
+        stack = [self]
+        while stack:
+            current = stack.pop()
+            if current.kind in ("pointer", "bitmasked"):
+                yield current
+            stack.extend(current.children)
 
     def deactivate_all(self) -> None:
         """Deactivates every cell of this sparse node (and clears what it held)."""

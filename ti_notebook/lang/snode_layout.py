@@ -1,7 +1,7 @@
 """Computing a tree's memory plan: cell sizes, offsets and each level's plan.
 
 Called once when a tree is finalised (``lang/snode.py``); the result is the read-only
-plan of ``lang/plan.py``. A node's cell holds its children side by side, each aligned
+plan of ``plan/layout.py``. A node's cell holds its children side by side, each aligned
 to its largest element, so a dense level is a row-major array of such cells.
 
     >>> import ti_notebook as ti
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ti_notebook.lang import plan as _plan
+from ti_notebook.plan import layout as _plan
 
 
 def walk(node):

@@ -67,16 +67,6 @@ def active_cells(node) -> list[int]:
     return np.flatnonzero(_bits(node.builder.tree.memory, level)).tolist()
 
 
-def sparse_subtree(node):
-    """The pointer and bitmasked nodes of ``node``'s subtree, ``node`` included."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.kind in ("pointer", "bitmasked"):
-            yield current
-        stack.extend(current.children)
-
-
 def deactivate_all(node) -> None:
     """Clears a sparse node's bits (and those below it) and zeroes what its cells held."""
     if node.kind not in ("pointer", "bitmasked"):
@@ -96,6 +86,6 @@ def deactivate_all(node) -> None:
         else:
             for start in starts.tolist():
                 memory.zero(start, level.cell_size)
-    for sparse in sparse_subtree(node):
+    for sparse in node.sparse_subtree():
         below = sparse.level_plan
         memory.zero(below.mask_offset, (math.prod(below.grid) + 7) // 8)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     changed = False
     for task in kernel.tasks():
         if task.kind == "serial" or task.loop is None:

@@ -4,10 +4,10 @@ Also removes locals that are only ever written. Runs to a fixed point.
 
     >>> from ti_notebook.ir import nodes as ir
     >>> from ti_notebook.ir.kernel_ir import KernelIR
-    >>> from ti_notebook.lang.types import i32
+    >>> from ti_notebook.ir.types import i32
     >>> k = KernelIR("f", ir.Block())
     >>> _ = k.block.append(ir.ConstStmt(1, i32))
-    >>> run(k, None), k.block.stmts
+    >>> run(k, None, None), k.block.stmts
     (True, [])
 """
 
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.options import CompileOptions
 
 _PURE = (
     ir.ConstStmt,
@@ -36,7 +38,7 @@ _PURE = (
 )
 
 
-def run(kernel: KernelIR, config) -> bool:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     changed_any = _remove_dead_statements(kernel)
     return _drop_empty_serial_tasks(kernel) or changed_any
 

@@ -20,7 +20,7 @@ statement holds there (``if i > 0: a[i - 1]``).
 
     >>> from ti_notebook.ir import nodes as ir
     >>> from ti_notebook.ir.kernel_ir import KernelIR
-    >>> from ti_notebook.lang.types import i32
+    >>> from ti_notebook.ir.types import i32
     >>> k = KernelIR("f", ir.Block())
     >>> loop = k.block.append(ir.RangeForStmt(ir.ConstStmt(0, i32), ir.ConstStmt(8, i32)))
     >>> i = loop.body.append(ir.LoopIndexStmt(loop, 0, i32))
@@ -37,7 +37,7 @@ import math
 
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang.types import DataType
+from ti_notebook.ir.types import DataType
 
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or"}
 _NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import plan_arith as arith
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     lowered: dict[int, ir.Stmt] = {}
-    _mark_streaming_stores(kernel)
+    if capabilities.non_temporal_stores:
+        _mark_streaming_stores(kernel)
     for stmt in list(kernel.block.walk()):
         if isinstance(stmt, ir.GlobalPtrStmt):
             lowered[stmt.id] = _lower(kernel, stmt)

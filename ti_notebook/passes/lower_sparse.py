@@ -16,15 +16,14 @@ from __future__ import annotations
 import math
 
 from ti_notebook.ir import nodes as ir
-from ti_notebook.ir import transform
+from ti_notebook.ir import transform, types
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang import types
-from ti_notebook.lang.config import Config
-from ti_notebook.lang.sparse import sparse_subtree
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import plan_arith as arith
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     changed = _guard_sparse_struct_fors(kernel)
     for stmt in list(kernel.block.walk()):
         if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
@@ -151,7 +150,7 @@ def _deactivate(emit: arith.Emitter, snode, layout, indices: list[ir.Stmt]) -> N
     offset = arith.element_offset(inner, layout, indices)
     cell = inner(ir.PtrOffsetStmt(inner(ir.RootPtrStmt(layout.tree_id)), offset, types.u8))
     inner(ir.MemsetZeroStmt(cell, level.cell_size))
-    for below in sparse_subtree(snode):
+    for below in snode.sparse_subtree():
         if below is snode:
             continue
         _clear_descendant_bits(inner, layout.tree_id, level, below.level_plan, indices)

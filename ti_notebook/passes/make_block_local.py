@@ -26,15 +26,15 @@ import math
 
 from ti_notebook.errors import TiSyntaxError
 from ti_notebook.ir import nodes as ir
-from ti_notebook.ir import transform
+from ti_notebook.ir import transform, types
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang import types
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import plan_arith as arith
 from ti_notebook.passes.demote_atomics import to_plain
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     changed = False
     for loop in [s for s in kernel.block.walk() if isinstance(s, ir.StructForStmt)]:
         markers = [s for s in loop.body.stmts if isinstance(s, ir.BlockLocalStmt)]
@@ -45,7 +45,7 @@ def run(kernel: KernelIR, config: Config) -> bool:
             fields.extend(f for f in marker.fields if f not in fields)
             loop.body.stmts.remove(marker)
         changed = True
-        if config.make_block_local:
+        if options.make_block_local:
             _apply(kernel, loop, fields, markers[0].pos)
     return changed
 

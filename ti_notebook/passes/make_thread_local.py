@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 
 _REDUCIBLE = {"add", "sub", "min", "max"}
 
@@ -31,8 +32,8 @@ def _identity(op: str, dtype) -> float | int:
     return (1 << dtype.bits) - 1 if op == "min" else 0
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
-    if not config.make_thread_local:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
+    if not options.make_thread_local:
         return False
     changed = False
     for task in kernel.tasks():

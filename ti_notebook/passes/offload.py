@@ -14,13 +14,14 @@ import math
 
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 
 _CLONABLE = (ir.ConstStmt, ir.ArgLoadStmt, ir.ExternalShapeStmt)
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     tasks = _split_into_tasks(kernel.block)
     kernel.block.stmts = []
     for task in tasks:
@@ -145,4 +146,12 @@ def _describe(task: ir.OffloadedStmt) -> dict:
         info["line"] = task.pos.lineno
     if task.kind == "struct_for":
         info["field"] = task.field.name
+    if task.kind != "serial":  # [begin, end) when known while compiling, else None
+        info["range"] = (_known(task.begin), _known(task.end))
     return info
+
+
+def _known(bound) -> int | None:
+    if isinstance(bound, int):
+        return bound
+    return bound.value if isinstance(bound, ir.ConstStmt) else None

@@ -1,13 +1,34 @@
-"""The passes, in the order they run (DESIGN.md section 3).
+"""The passes, in the order they run (DESIGN.md section 3), and the loop that runs them.
 
->>> [name for name, _ in PASSES][:3]
-['typecheck', 'make_block_local', 'offload']
+Every pass is ``run(kernel, options, capabilities) -> changed``. :func:`run` records each
+pass's name, whether it changed the IR and its time; with ``options.print_ir`` it prints
+the IR after each pass (as Taichi's ``print_ir=True`` does), and with ``options.debug``
+the verifier (``ir/verify.py``) checks the IR after each one.
+
+    >>> [name for name, _ in PASSES][:3]
+    ['typecheck', 'make_block_local', 'offload']
+    >>> from ti_notebook.ir import nodes as ir
+    >>> from ti_notebook.ir.capabilities import Capabilities
+    >>> from ti_notebook.ir.kernel_ir import KernelIR
+    >>> from ti_notebook.ir.options import CompileOptions
+    >>> kernel = KernelIR("empty", ir.Block())
+    >>> records = run(kernel, CompileOptions(debug=True), Capabilities("cpu", 4, 32))
+    >>> [(r.name, r.changed) for r in records][:3]
+    [('typecheck', False), ('make_block_local', False), ('offload', True)]
 """
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+import time
+from collections.abc import Callable
+
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
+from ti_notebook.ir.printer import format_block
+from ti_notebook.ir.verify import verify
 from ti_notebook.passes import (
     demote_atomics,
     eliminate_dead_code,
@@ -21,7 +42,9 @@ from ti_notebook.passes import (
     typecheck,
 )
 
-PASSES = [
+Pass = Callable[[KernelIR, CompileOptions, Capabilities], bool]
+
+PASSES: tuple[tuple[str, Pass], ...] = (
     ("typecheck", typecheck.run),
     ("make_block_local", make_block_local.run),
     ("offload", offload.run),
@@ -35,14 +58,48 @@ PASSES = [
     ("lower_access", lower_access.run),
     ("eliminate_dead_code", eliminate_dead_code.run),
     ("typecheck_final", typecheck.run),
-]
+)
 
 
-def run(kernel: KernelIR, config: Config) -> list[str]:
-    """Runs every pass; returns the names of those that changed the IR."""
-    fired = []
-    for name, run_pass in PASSES:
-        if run_pass(kernel, config):
-            fired.append(name)
-    kernel.report["passes"] = fired
-    return fired
+@dataclasses.dataclass(frozen=True)
+class PassRecord:
+    """One pass over one kernel: its name, whether it changed the IR, seconds it took."""
+
+    name: str
+    changed: bool
+    time_s: float
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "changed": self.changed, "time_s": self.time_s}
+
+
+def run(
+    kernel: KernelIR,
+    options: CompileOptions,
+    capabilities: Capabilities,
+    passes: tuple[tuple[str, Pass], ...] = PASSES,
+) -> tuple[PassRecord, ...]:
+    """Runs ``passes`` in order over ``kernel``; returns what each did.
+
+    The names of the passes that changed something also go to ``kernel.report["passes"]``.
+    """
+    if options.print_ir:
+        _print(kernel, "initial IR")
+    if options.debug:
+        verify(kernel.block, "the frontend")
+    records = []
+    for name, run_pass in passes:
+        started = time.perf_counter()
+        changed = bool(run_pass(kernel, options, capabilities))
+        records.append(PassRecord(name, changed, time.perf_counter() - started))
+        if options.print_ir:
+            _print(kernel, f"after {name}" + ("" if changed else " (unchanged)"))
+        if options.debug:
+            verify(kernel.block, name)
+    kernel.report["passes"] = [r.name for r in records if r.changed]
+    return tuple(records)
+
+
+def _print(kernel: KernelIR, title: str) -> None:
+    print(f"[ti_notebook] kernel '{kernel.name}', {title}:", file=sys.stdout)
+    print(format_block(kernel.block), file=sys.stdout)

@@ -7,9 +7,8 @@ builtins (``ti.is_active``...). Every number comes from ``field.layout()``.
 from __future__ import annotations
 
 from ti_notebook.ir import nodes as ir
-from ti_notebook.ir import transform
-from ti_notebook.lang import types
-from ti_notebook.lang.plan import FieldLayout, LevelPlan
+from ti_notebook.ir import transform, types
+from ti_notebook.plan.layout import FieldLayout, LevelPlan
 
 
 class Emitter:

@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 
 from ti_notebook.ir import nodes as ir
-from ti_notebook.ir import transform
+from ti_notebook.ir import transform, types
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang import types
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes.demote_atomics import to_plain
 
 MAX_PRIVATE_BYTES = 16 << 20  # per copy; one copy per thread
@@ -32,8 +32,8 @@ MAX_TOTAL_BYTES = 256 << 20  # all threads' copies together (a 64-core machine: 
 MIN_ADDS_PER_ELEMENT = 2  # below this, zeroing and adding back the copy costs more
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
-    if not config.make_thread_local:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
+    if not options.make_thread_local:
         return False
     changed = False
     for task in kernel.tasks():
@@ -48,7 +48,7 @@ def run(kernel: KernelIR, config: Config) -> bool:
         if span is None or iterations is None:
             continue
         size = span[1] - span[0]
-        threads = int(task.config.get("parallelize") or 0) or config.num_threads
+        threads = int(task.config.get("parallelize") or 0) or capabilities.threads
         if size > MAX_PRIVATE_BYTES or size * threads > MAX_TOTAL_BYTES:
             continue
         if iterations * len(atomics) < MIN_ADDS_PER_ELEMENT * elements:

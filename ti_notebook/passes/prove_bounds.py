@@ -40,9 +40,10 @@ from __future__ import annotations
 import dataclasses
 
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir import types
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.lang import types
-from ti_notebook.lang.config import Config
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import plan_arith as arith
 from ti_notebook.passes.index_ranges import IndexRanges
 
@@ -75,8 +76,8 @@ class _Check:
         return self.task.prologue if self.task is not None else self.before.parent
 
 
-def run(kernel: KernelIR, config: Config) -> bool:
-    if not (config.check_bounds or config.debug):
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
+    if not (options.check_bounds or options.debug):
         kernel.report["bounds"] = {"enabled": False}
         return False
     planner = _Planner(kernel)

@@ -6,11 +6,11 @@ rely on, so a compiler bug shows as a clear internal error rather than bad code.
 
     >>> from ti_notebook.ir import nodes as ir
     >>> from ti_notebook.ir.kernel_ir import KernelIR
-    >>> from ti_notebook.lang.types import i32
+    >>> from ti_notebook.ir.types import i32
     >>> k = KernelIR("f", ir.Block())
     >>> one = k.block.append(ir.ConstStmt(1, i32))
     >>> _ = k.block.append(ir.BinaryOpStmt("add", one, one, i32))
-    >>> run(k, None)
+    >>> run(k, None, None)
     False
 """
 
@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from ti_notebook.errors import TiTypeError
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.options import CompileOptions
 
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or"}
 
 
-def run(kernel: KernelIR, config) -> bool:
+def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     for stmt in kernel.block.walk():
         problem = _problem(stmt)
         if problem:

@@ -1,13 +1,13 @@
 """The offline cache on disk: entries, atomic writes, validation and cleaning.
 
-Layout of ``<offline_cache_file_path>/cpu/``:
+Layout of ``<offline_cache_file_path>/<target>/`` (``cpu/`` for the CPU backend's entries):
 
 - ``<key>.tic``: the payload: a magic line, a JSON header (symbol name, prints,
   asserts, stage texts, report) and the object code;
 - ``<key>.json``: metadata: version, kernel, size, created, last used, checksum (a use
   also sets the file's mtime, so a hit costs no rewrite);
 - ``index/<pre-key>.json``: the dependency lists seen for a pre-key and their keys
-  (``runtime/cache_keys.py``).
+  (``compiler/cache_keys.py``).
 
 Every file is written to a temporary name and renamed into place, so readers see a
 whole old file or a whole new one; several processes may share the directory. The
@@ -73,11 +73,11 @@ def _number(value) -> float:
 
 
 class CacheStore:
-    """One cache directory (its ``cpu/`` part)."""
+    """One cache directory's part for one target (``cpu/``: a backend's ``cache_subdir``)."""
 
-    def __init__(self, path: str, version: str = "") -> None:
+    def __init__(self, path: str, version: str = "", target: str = "cpu") -> None:
         self.root = Path(path)
-        self.dir = self.root / "cpu"
+        self.dir = self.root / target
         self.version = version
         self._total: int | None = None  # bytes, scanned once, then kept up to date
 

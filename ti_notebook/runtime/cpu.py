@@ -21,7 +21,9 @@ _ready = False
 _lock = threading.Lock()
 
 
-def ensure_runtime() -> None:
+def ensure_runtime(store=None) -> None:
+    """Starts the JIT and the thread pool once per process; ``store``, an offline-cache
+    store (``runtime/cache.py``), keeps the pool's object code if this call starts it."""
     global _ready
     if _ready:
         return
@@ -31,7 +33,7 @@ def ensure_runtime() -> None:
         from ti_notebook.runtime.threadpool import get_pool
 
         engine = jit()
-        get_pool()  # registers tin_parallel_for with the JIT
+        get_pool(store=store)  # registers tin_parallel_for with the JIT
         engine.add_symbol("tin_print", printing.callback_address())
         libc = ctypes.CDLL(None)
         for name in ("calloc", "free"):  # scratch buffers of privatized scatters

@@ -29,9 +29,8 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import memory
-from ti_notebook.lang import types as T
-from ti_notebook.runtime import interrupt, printing, profiler
+from ti_notebook.ir import types as T
+from ti_notebook.runtime import interrupt, memory, printing, profiler
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _LAUNCH_LOCK = threading.RLock()  # re-entrant: a print callback may not, but be safe

@@ -109,11 +109,11 @@ def stream_for(seed: int, kernel_identity: str, instance: int) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 
-def attach(compiled, request, session: object) -> int:
+def attach(compiled, request, session: object, seed: int) -> int:
     """Gives a freshly compiled (or cache-loaded) kernel its stream; returns it.
 
     ``session`` is the object of the current ``ti.init`` (its config): a new one starts
-    the instance counts again, so ``ti.init(random_seed=s)`` replays the same numbers.
+    the instance counts again, so ``ti.init(random_seed=seed)`` replays the same numbers.
     """
     global _session
     from ti_notebook.codegen.common import CTX_STREAM
@@ -125,7 +125,7 @@ def attach(compiled, request, session: object) -> int:
             _instances.clear()
         instance = _instances.get(name, 0)
         _instances[name] = instance + 1
-    stream = stream_for(request.config.random_seed, name, instance)
+    stream = stream_for(seed, name, instance)
     struct.pack_into("<Q", compiled.ctx, CTX_STREAM, stream)
     compiled.random_stream = stream
     return stream

@@ -113,27 +113,16 @@ def _keep_engine_alive() -> None:
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(jit().engine))
 
 
-def _object_store():
-    """The offline cache's store when the cache is on (see ``lang/cached_compile.py``)."""
-    from ti_notebook.lang import config
-
-    current = config.current()
-    if not current.offline_cache:
-        return None
-    from ti_notebook.lang.cached_compile import store_for
-
-    return store_for(current)
-
-
 class ThreadPool:
     """One native pool of ``num_threads`` threads, the launching thread included.
 
     ``num_threads - 1`` worker threads are created on the first parallel launch and live
     for the rest of the process (they sleep on a futex when idle; process exit kills
-    them, so they never delay interpreter shutdown).
+    them, so they never delay interpreter shutdown). With an offline-cache ``store``
+    (``runtime/cache.py``) the pool's IR is compiled once and loaded from there after.
     """
 
-    def __init__(self, num_threads: int) -> None:
+    def __init__(self, num_threads: int, store=None) -> None:
         num_threads = int(num_threads)
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
@@ -151,9 +140,7 @@ class ThreadPool:
             "previous_sigint": f"tin_previous_sigint{suffix}",
             "on_sigint": f"tin_on_sigint{suffix}",
         }
-        addresses = engine.add_ir(
-            pool_ir(suffix, num_threads), list(names.values()), store=_object_store()
-        )
+        addresses = engine.add_ir(pool_ir(suffix, num_threads), list(names.values()), store=store)
         self.num_threads = num_threads
         self.symbol = names["parallel_for"]
         self.parallel_for_address: int = addresses[names["parallel_for"]]
@@ -194,18 +181,19 @@ class ThreadPool:
         return f"ThreadPool(num_threads={self.num_threads}, started={self.started})"
 
 
-def get_pool(num_threads: int | None = None) -> ThreadPool:
+def get_pool(num_threads: int | None = None, store=None) -> ThreadPool:
     """Returns the process-wide pool, creating it on first use.
 
     The first call fixes the size (``os.cpu_count()`` by default); later calls return
     the same pool whatever they ask for — limit a launch with ``max_threads`` instead.
+    ``store``: as for :class:`ThreadPool`, used by the first call only.
     Creating it registers ``tin_parallel_for`` with the JIT for kernel modules.
     """
     global _singleton
     if _singleton is None:
         with _singleton_lock:
             if _singleton is None:
-                pool = ThreadPool(num_threads or os.cpu_count() or 1)
+                pool = ThreadPool(num_threads or os.cpu_count() or 1, store)
                 jit().add_symbol("tin_parallel_for", pool.parallel_for_address)
                 interrupt.attach(pool.interrupt_state, pool.previous_sigint, pool.sigint_handler)
                 _singleton = pool

@@ -13,7 +13,7 @@ tree's base is
 where ``below[L, a]`` is the product of the extents of axis ``a`` in the levels under
 ``L``. A dense level ``dense(ti.ij, (3, 4))`` is row-major over its own axes, so
 
-    >>> from ti_notebook.lang.types import f32
+    >>> from ti_notebook.ir.types import f32
     >>> lv = LevelPlan("dense", (0, 1), (3, 4), (1, 1), 4, (16, 4), 0, 12, None, (3, 4))
     >>> layout = FieldLayout(0, "x", "f32", (3, 4), (lv,), 0, 4)
     >>> layout.address((1, 2)), layout.strides

@@ -1,7 +1,7 @@
 """Fingerprints: a text per Python value that is the same in every process, or None.
 
 The offline cache reuses object code only when every value tracing read still has the
-fingerprint it had (``runtime/cache_keys.py``). Values a kernel reads by name or by
+fingerprint it had (``compiler/cache_keys.py``). Values a kernel reads by name or by
 attribute path (``frontend/recorder.py``) print as follows:
 
 - numbers, strings, enum members, tuples, lists, dicts and small arrays: their value;
@@ -44,6 +44,12 @@ import types as pytypes
 from pathlib import Path
 
 import numpy as np
+
+from ti_notebook.ir.types import DataType
+from ti_notebook.lang.field import Field
+from ti_notebook.lang.func import Func, KernelBase
+from ti_notebook.lang.matrix import MatrixField
+from ti_notebook.lang.snode import SNode
 
 _MAX_DEPTH = 32  # a deeper chain of functions and namespaces is not worth following
 _ARRAY_LIMIT = 1 << 20
@@ -247,21 +253,8 @@ class _Printer:
         return f"py:{hashlib.sha256(repr(parts).encode()).hexdigest()}"
 
 
-@functools.cache
-def _lang_types() -> tuple:
-    # Imported late: the language modules import the cache, which imports this module.
-    from ti_notebook.lang.field import Field
-    from ti_notebook.lang.kernel import Func, Kernel
-    from ti_notebook.lang.matrix import MatrixField
-    from ti_notebook.lang.snode import SNode
-    from ti_notebook.lang.types import DataType
-
-    return Field, Func, Kernel, MatrixField, SNode, DataType
-
-
 def _compiler_value(value, names) -> str | None:
     """Fields, SNodes, types and funcs: a print, "" for no print, None if not one."""
-    Field, Func, Kernel, MatrixField, SNode, DataType = _lang_types()
     if isinstance(value, DataType):
         return f"dtype:{value.name}"
     if isinstance(value, Field):
@@ -285,7 +278,7 @@ def _compiler_value(value, names) -> str | None:
         if defaults is None:
             return ""
         return f"func:{value.qualname}:{value.source().digest()}:{defaults}"
-    if isinstance(value, Kernel):
+    if isinstance(value, KernelBase):
         return f"kernel:{value.name}"
     return None
 

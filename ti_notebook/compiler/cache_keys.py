@@ -3,12 +3,12 @@
 A kernel's cache key has two parts:
 
 - the *pre-key*, known before tracing: the kernel's source, its parameter kinds and
-  types, its template arguments, the code-changing ``ti.init`` options, the target CPU
-  and the versions of ti_notebook, llvmlite and LLVM;
+  types, its template arguments, the code-changing ``ti.init`` options, the backend and
+  its capabilities, the target machine and the versions of ti_notebook, llvmlite and LLVM;
 - its *dependencies*, learnt by the first trace: every Python value the kernel and the
   ``ti.func``\\ s it reaches read, as a path from a name in a scope
   (``["<kernel>", "Params.scale", fingerprint]``, ``frontend/recorder.py``), with the
-  value's fingerprint (``runtime/fingerprint.py``: a func's is its source, a field's its
+  value's fingerprint (``compiler/fingerprint.py``: a func's is its source, a field's its
   memory plan, a Python helper's its code, closure, defaults and the globals it names).
 
 The index stores, per pre-key, the dependency lists seen so far. A later process
@@ -30,9 +30,13 @@ import hashlib
 import json
 from pathlib import Path
 
+from ti_notebook.compiler.fingerprint import fingerprint
 from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE
 from ti_notebook.frontend.tracer import closure_vars, scope_of
-from ti_notebook.runtime.fingerprint import fingerprint
+from ti_notebook.lang.field import Field
+from ti_notebook.lang.func import Func
+from ti_notebook.lang.snode import SNode
+from ti_notebook.version import __version__
 
 FORMAT_VERSION = 1
 _MISSING = object()
@@ -60,9 +64,6 @@ def compiler_digest() -> str:
 
 def tree_of(value) -> int | None:
     """The SNode tree a field, vector field or SNode lives in (None for other values)."""
-    from ti_notebook.lang.field import Field
-    from ti_notebook.lang.snode import SNode
-
     components = getattr(value, "components", None)
     if components:
         value = components[0]
@@ -107,25 +108,20 @@ def trees_now(locators: list, templates: dict, dependency_values: list) -> list[
 
 
 @functools.cache
-def target_description() -> dict:
-    """What the object code depends on besides the kernel: versions and the CPU (fixed
-    for the process, so computed once)."""
+def target_description(backend) -> dict:
+    """What the code depends on besides the kernel: versions and the backend's target
+    (fixed for the process, so computed once per backend)."""
     import llvmlite
     import llvmlite.binding as llvm
 
-    import ti_notebook
-    from ti_notebook.runtime.jit import jit
-
-    engine = jit()
     return {
         "format": FORMAT_VERSION,
-        "ti_notebook": ti_notebook.__version__,
+        "ti_notebook": __version__,
         "compiler": compiler_digest(),
         "llvmlite": llvmlite.__version__,
         "llvm": list(llvm.llvm_version_info),
-        "triple": engine.triple,
-        "cpu": engine.cpu_name,
-        "features": engine.cpu_features,
+        "arch": backend.arch,
+        **backend.target_description(),
     }
 
 
@@ -144,8 +140,8 @@ def pre_key(request, target: dict) -> str | None:
         params,
         request.return_type.name if request.return_type else None,
         templates,
-        [repr(v) for v in request.config.codegen_key()],
-        request.config.num_threads,
+        [repr(v) for v in request.options.codegen_key()],
+        request.backend.capabilities.key(),
     )
 
 
@@ -201,8 +197,6 @@ def _template_scopes(template_values: dict) -> dict:
 
 
 def _add_scope(scopes: dict, value) -> None:
-    from ti_notebook.lang.kernel import Func
-
     if isinstance(value, Func):
         scopes.setdefault(scope_of(value.func), value.func)
 

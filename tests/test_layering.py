@@ -1,0 +1,206 @@
+"""The package's imports point one way (DESIGN.md section 2), with no cycle.
+
+Every module's imports are read from its source (``ast``), those inside functions and
+``if TYPE_CHECKING:`` blocks included: an import deferred into a function still ties the
+modules together, it only hides the cycle until a call runs it. The rules:
+
+- no import cycle between modules, anywhere;
+- ``runtime`` runs what a backend made: it imports none of ``lang``, ``frontend`` and
+  ``compiler``; ``ir``, ``plan``, ``passes`` and ``codegen`` import no ``lang`` (nor the
+  layers above them), so a second backend reuses them without the user's objects;
+- nothing inside the package imports its public face (``ti_notebook/__init__.py``);
+- the notebook layer (``magics``, ``widgets``, ``kernels``) imports only the public API,
+  :data:`PUBLIC`, and modules of its own package.
+
+The public face registers the ``%%kernel`` magic (IPython's extension protocol looks
+for ``ti_notebook.load_ipython_extension``), so it imports ``ti_notebook.magics``, which
+uses the public face: that one edge, :data:`EXTENSION_HOOK`, is left out of the cycle
+check, and it must stay the only import from the face into the notebook layer.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "ti_notebook"
+# The public API the notebook layer may use: the package's face and its error classes.
+PUBLIC = frozenset({"ti_notebook", "ti_notebook.errors"})
+NOTEBOOK_LAYER = ("ti_notebook.magics", "ti_notebook.widgets", "ti_notebook.kernels")
+EXTENSION_HOOK = ("ti_notebook", "ti_notebook.magics")
+# package -> the packages it must not import (DESIGN.md section 2, issue 13)
+FORBIDDEN = {
+    "runtime": {"lang", "frontend", "compiler"},
+    "ir": {"lang", "frontend", "compiler", "passes", "codegen", "runtime", "plan"},
+    "plan": {"lang", "frontend", "compiler", "passes", "codegen", "runtime"},
+    "passes": {"lang", "frontend", "compiler", "codegen", "runtime"},
+    "codegen": {"lang", "frontend", "compiler", "passes"},
+}
+
+
+def package_folders() -> dict[str, Path]:
+    """Dotted package name → folder, ``ti_notebook`` and its ``package-dir`` mappings."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {PACKAGE: ROOT / PACKAGE}
+    folders.update({name: ROOT / path for name, path in setuptools["package-dir"].items()})
+    return folders
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the installed distribution, by dotted name."""
+    modules = {}
+    for package, folder in package_folders().items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join([package, *parts])] = path
+    return modules
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package modules ``name`` imports, wherever in the file the import is."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split(".")[: len(here.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            # ``from pkg import mod`` imports the module pkg.mod; ``from mod import name``
+            # imports mod itself
+            targets = [f"{module}.{a.name}" for a in node.names] + [module]
+            targets = [t for t in targets[:-1] if t in known] or [module]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:  # an attribute of a module: the module
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = module_files()
+    known = set(files)
+    return {name: imports_of(name, path, known) for name, path in files.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), plus
+    modules that import themselves."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph.get(v, ()):
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def layer(module: str) -> str | None:
+    """The subpackage of ``ti_notebook`` a module belongs to (None: a top-level module)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or module in NOTEBOOK_LAYER else None
+
+
+def in_notebook_layer(module: str) -> str | None:
+    return next((p for p in NOTEBOOK_LAYER if module == p or module.startswith(p + ".")), None)
+
+
+GRAPH = import_graph()
+
+
+def test_the_scan_sees_the_whole_package():
+    assert "ti_notebook.compiler.driver" in GRAPH and "ti_notebook.magics.kernel_magic" in GRAPH
+    # ``from package import module`` is an edge to the module, not to the package
+    assert "ti_notebook.compiler.cache_policy" in GRAPH["ti_notebook.compiler.cached"]
+    # an import inside a function counts (magics/__init__.py imports the magic there)
+    assert "ti_notebook.magics.kernel_magic" in GRAPH["ti_notebook.magics"]
+
+
+def test_cycles_are_found_also_through_imports_inside_functions(tmp_path):
+    (tmp_path / "a.py").write_text("import ti_notebook.b\n")
+    (tmp_path / "b.py").write_text("def late():\n    from ti_notebook import a\n")
+    known = {"ti_notebook.a", "ti_notebook.b"}
+    graph = {
+        f"ti_notebook.{n}": imports_of(f"ti_notebook.{n}", tmp_path / f"{n}.py", known)
+        for n in "ab"
+    }
+    assert cycles(graph) == [["ti_notebook.a", "ti_notebook.b"]]
+
+
+def test_no_import_cycle():
+    graph = {name: set(targets) for name, targets in GRAPH.items()}
+    graph[EXTENSION_HOOK[0]].discard(EXTENSION_HOOK[1])
+    assert cycles(graph) == []
+
+
+def test_the_public_face_imports_only_the_extension_hook_from_the_notebook_layer():
+    reached = {t for t in GRAPH[PACKAGE] if in_notebook_layer(t)}
+    assert reached == {EXTENSION_HOOK[1]}
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_lower_layers_do_not_import_upper_ones(package):
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in sorted(GRAPH.items())
+        if layer(module) == package
+        for target in sorted(targets)
+        if layer(target) in FORBIDDEN[package]
+    ]
+    assert wrong == []
+
+
+def test_nothing_inside_the_package_imports_its_public_face():
+    wrong = [
+        module
+        for module, targets in sorted(GRAPH.items())
+        if PACKAGE in targets and not in_notebook_layer(module)
+    ]
+    assert wrong == []
+
+
+def test_the_notebook_layer_uses_only_the_public_api():
+    wrong = []
+    for module, targets in sorted(GRAPH.items()):
+        own = in_notebook_layer(module)
+        if own is None:
+            continue
+        for target in sorted(targets):
+            if target not in PUBLIC and in_notebook_layer(target) != own:
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []

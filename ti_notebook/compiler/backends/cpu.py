@@ -1,0 +1,102 @@
+"""The CPU backend: x86-64 code through llvmlite's MCJIT, launched on the native pool.
+
+Its capabilities are the host's: as many threads as ``ti.init(cpu_max_num_threads=)``
+allows, the widest SIMD registers the CPU has, no warps (a warp is one thread), no
+shared memory, non-temporal stores, and one-instruction integer atomics. Its own stage
+is ``asm``; its cache entries (object code) live in ``cpu/``.
+
+    >>> backend = CpuBackend(threads=2)
+    >>> backend.capabilities.threads, backend.capabilities.vector_width in (16, 32, 64)
+    (2, True)
+    >>> [name for name, _ in backend.passes][-1]
+    'typecheck_final'
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ti_notebook.codegen.cpu import CpuModuleGenerator
+from ti_notebook.compiler.backends.base import Artifact, Backend
+from ti_notebook.ir.capabilities import Capabilities
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.options import CompileOptions
+from ti_notebook.passes import pipeline
+from ti_notebook.runtime import cpu as cpu_runtime
+from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.launch import ArgLayout, ArgSlot, CompiledKernel
+
+
+@functools.cache
+def host_vector_width() -> int:
+    """Bytes of the host's widest SIMD register: AVX-512 64, AVX 32, else SSE's 16."""
+    features = set(jit().cpu_features.split(","))
+    if "+avx512f" in features:
+        return 64
+    return 32 if "+avx" in features else 16
+
+
+class CpuBackend(Backend):
+    """The host CPU (``ti.cpu``, ``ti.x64``, ``ti.arm64``)."""
+
+    arch = "cpu"
+    stage_names = ("asm",)
+    cache_subdir = "cpu"
+    passes = pipeline.PASSES
+
+    def __init__(self, threads: int) -> None:
+        self.capabilities = Capabilities(
+            arch=self.arch, threads=threads, vector_width=host_vector_width()
+        )
+
+    def start(self, store=None) -> None:
+        cpu_runtime.ensure_runtime(store)
+
+    def target_description(self) -> dict:
+        engine = jit()
+        return {"triple": engine.triple, "cpu": engine.cpu_name, "features": engine.cpu_features}
+
+    def arg_layout(self, params: list, written: list[str]) -> ArgLayout:
+        """The launch-time argument layout; ``written`` names the ndarrays the code
+        stores into (a read-only NumPy array passed there is refused before launching)."""
+        slots = []
+        for p in params:
+            if p.kind == "ndarray":
+                slots.append(ArgSlot(p.name, "ndarray", p.dtype, p.ndim, p.name in written))
+            elif p.kind == "scalar":
+                kind = "float" if p.dtype.is_float else "int" if p.dtype.is_signed else "uint"
+                slots.append(ArgSlot(p.name, kind, p.dtype, 0))
+        return ArgLayout(slots)
+
+    def generate(
+        self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None
+    ) -> tuple[str, Artifact]:
+        generator = CpuModuleGenerator(kernel, options, self.capabilities, arg_offsets, prefix)
+        text = generator.generate()
+        artifact = Artifact(
+            generator.entry_name, generator.prints, generator.asserts, generator.tree_slots
+        )
+        return text, artifact
+
+    def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[int, str]:
+        if keep_code:
+            entry, optimized, code = cpu_runtime.load_as_object(module_text, artifact.entry_name)
+            artifact.code = code
+            return entry, optimized
+        return cpu_runtime.load(module_text, artifact.entry_name)
+
+    def load_code(self, artifact: Artifact) -> int:
+        return cpu_runtime.load_object(artifact.code, artifact.entry_name)
+
+    def launchable(
+        self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
+    ) -> CompiledKernel:
+        return CompiledKernel(
+            name, entry, layout, return_type, artifact.prints, artifact.asserts, artifact.tree_slots
+        )
+
+    def target_stage(self, stage: str, optimized_text: str) -> str:
+        if stage != "asm":
+            raise KeyError(stage)
+        engine = jit()
+        return engine.assembly(engine.parse(optimized_text))

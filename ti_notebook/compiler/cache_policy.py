@@ -1,0 +1,59 @@
+"""Which cache directory a compilation uses, and keeping it within its size.
+
+One :class:`~ti_notebook.runtime.cache.CacheStore` per directory and backend (named by
+its ``cache_subdir``: ``cpu/`` today). The store on disk is the runtime's; this module
+decides which one, counts hits and misses for ``ti.cache.info()``, and cleans the
+directory by ``offline_cache_cleaning_policy`` when it grows past
+``offline_cache_max_size_of_files`` (``lang/cache.py`` also cleans at exit, as Taichi
+does, with the settings of the session then current).
+
+    >>> settings = CacheSettings(path="/tmp/ti_notebook_doctest_policy")
+    >>> store = store_for(settings, "cpu")
+    >>> store.dir.name, sorted(info(settings, "cpu"))
+    ('cpu', ['enabled', 'entries', 'hits', 'misses', 'path', 'total_bytes', 'uncacheable'])
+"""
+
+from __future__ import annotations
+
+from ti_notebook.compiler.request import CacheSettings
+from ti_notebook.runtime.cache import CacheStore, default_path
+from ti_notebook.version import __version__
+
+stats = {"hits": 0, "misses": 0, "uncacheable": 0}
+loaded: dict[str, int] = {}  # key -> entry address, for kernels loaded in this process
+_stores: dict[tuple[str, str], CacheStore] = {}
+
+
+def store_for(settings: CacheSettings, target: str) -> CacheStore:
+    """The store of ``settings``' directory for one backend's entries (its
+    ``cache_subdir``: ``target``)."""
+    path = settings.path or default_path()
+    if (path, target) not in _stores:
+        _stores[path, target] = CacheStore(path, __version__, target)
+    return _stores[path, target]
+
+
+def keep_within_size(store: CacheStore, settings: CacheSettings) -> None:
+    """Cleans ``store`` by the policy once it is over the size limit."""
+    if store.total_bytes() > settings.max_size:
+        store.clean(settings.policy, settings.max_size)
+
+
+def info(settings: CacheSettings, target: str) -> dict:
+    """The directory's entries, their total size, and this process's counts."""
+    store = store_for(settings, target)
+    return dict(store.info(), enabled=settings.enabled, **stats)
+
+
+def clear(settings: CacheSettings, target: str) -> None:
+    """Deletes every entry of the directory (for one backend)."""
+    store_for(settings, target).clear()
+    loaded.clear()
+
+
+def clean(settings: CacheSettings, target: str) -> None:
+    """Cleans the directory by the policy (nothing for ``never`` or a cache turned off)."""
+    if settings.enabled and settings.policy != "never":
+        store = store_for(settings, target)
+        if store.dir.is_dir():
+            store.clean(settings.policy, settings.max_size)

@@ -1,0 +1,169 @@
+"""Compiling through the offline cache: look up before tracing, store after compiling.
+
+    compile_cached(request)
+      pre-key (no tracing) → candidates in the index → dependencies still hold?
+        yes, and the entry is valid → load its code: a hit, no frontend at all
+        no → compile (the trace tells the dependencies) → store the entry → a miss
+
+The backend says how its artifact serialises (``Backend.serialise``); its entries live
+in its own folder of the cache directory (``compiler/cache_policy.py``). With
+``print_ir=True`` a kernel is compiled (and its entry rewritten) even when the cache
+holds it: the point is to see the passes run.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.kernel
+    ... def one() -> ti.i32:
+    ...     return 1
+    >>> one(), one.report["cache"] in ("hit", "miss")
+    (1, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+
+from ti_notebook.compiler import cache_keys, cache_policy
+from ti_notebook.compiler.backends.base import Artifact
+from ti_notebook.compiler.driver import compile_kernel
+from ti_notebook.compiler.report import KernelReport
+from ti_notebook.compiler.request import CompileRequest
+from ti_notebook.compiler.stages import Stages
+from ti_notebook.runtime.cache import CacheStore
+
+_log = logging.getLogger("ti_notebook.cache")
+_STAGE_NAMES = ("ast", "ir", "ir_optimized", "llvm", "llvm_optimized")
+
+
+class _Hooks:
+    """What ``compile_kernel`` tells the cache on a miss."""
+
+    wants_object = True
+
+    def __init__(self, request: CompileRequest, pre: str) -> None:
+        self.request, self.pre = request, pre
+        self.key = self.dependencies = self.artifact = None
+        self.why_not = ""
+
+    def prefix(self, inputs: dict) -> str | None:
+        self.captured = inputs["captured"]
+        self.dependencies, self.why_not = cache_keys.record_dependencies(
+            inputs["captured"], self.request.template_values
+        )
+        if inputs.get("uncacheable"):  # tracing read something it cannot follow
+            self.dependencies, self.why_not = None, inputs["uncacheable"]
+        if self.dependencies is None:
+            self.wants_object = False
+            return None
+        self.key = cache_keys.full_key(self.pre, self.dependencies)
+        # symbols are ASCII: a kernel named 'füllen' gets 'f_llen' (the key keeps it unique)
+        safe = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in self.request.name)
+        prefix = f"tin_{safe}_{self.key[:24]}"
+        if self.key in cache_policy.loaded:  # recompiling a key loaded here: the JIT has it
+            prefix += f"_{len(cache_policy.loaded)}"
+        return prefix
+
+    def keep(self, artifact: Artifact) -> None:
+        self.artifact = artifact
+
+
+def compile_cached(request: CompileRequest):
+    """``compile_kernel`` through the offline cache of ``request.cache``."""
+    settings, backend = request.cache, request.backend
+    if not settings.enabled:
+        backend.start()
+        return _with_cache_report(compile_kernel(request), "off")
+    started = time.perf_counter()
+    store = cache_policy.store_for(settings, backend.cache_subdir)
+    backend.start(store)
+    pre = cache_keys.pre_key(request, cache_keys.target_description(backend))
+    if pre is None:
+        return _uncacheable(request, "a template argument has no stable fingerprint")
+    # print_ir asks to see the passes run: a hit would run none (the entry is rewritten)
+    candidates = [] if request.options.print_ir else store.candidates(pre)
+    for candidate in candidates:
+        dependencies, key = candidate.get("dependencies"), candidate.get("key")
+        if not isinstance(dependencies, list) or not isinstance(key, str):
+            continue
+        values = cache_keys.dependencies_hold(
+            dependencies, request.source.func, request.template_values
+        )
+        if values is None:
+            continue
+        hit = _load(store, key, request, started, values)
+        if hit is not None:
+            cache_policy.stats["hits"] += 1
+            return hit
+    hooks = _Hooks(request, pre)
+    result = compile_kernel(request, hooks)
+    if hooks.key is None:
+        return _uncacheable(request, hooks.why_not, result)
+    if not _save(store, hooks, result, request):
+        return _uncacheable(request, "a field it uses is reached only indirectly", result)
+    cache_policy.stats["misses"] += 1
+    cache_policy.loaded[hooks.key] = result[0].entry_address
+    return _with_cache_report(result, "miss")
+
+
+_told: set = set()
+
+
+def _uncacheable(request, why: str, result=None):
+    cache_policy.stats["uncacheable"] += 1
+    if request.name not in _told:  # once per kernel, not at every specialisation
+        _told.add(request.name)
+        _log.debug("kernel '%s' is not cached: %s", request.name, why)
+    return _with_cache_report(result or compile_kernel(request), "uncacheable")
+
+
+def _with_cache_report(result, status: str):
+    stages = result[1]
+    stages["report"] = dataclasses.replace(stages["report"], cache=status)
+    return result
+
+
+def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> bool:
+    """Stores the entry; False when its trees could not be found again later."""
+    _compiled, stages, _inputs = result
+    artifact = hooks.artifact
+    values = [hooks.captured[(scope, name)] for scope, name, _ in hooks.dependencies]
+    trees = cache_keys.locate_trees(artifact.tree_slots, request.template_values, values)
+    if trees is None:
+        return False
+    header, payload = request.backend.serialise(artifact, request.source)
+    report = stages["report"].to_dict()
+    report.pop("cache", None)
+    header.update(stages={name: stages[name] for name in _STAGE_NAMES}, report=report, trees=trees)
+    try:
+        store.save(hooks.key, request.name, header, payload)
+        store.remember(hooks.pre, hooks.dependencies, hooks.key)
+    except OSError as error:  # a read-only or full disk must not stop the kernel
+        _log.warning("offline cache: cannot write %s: %s", store.dir, error)
+        return True
+    cache_policy.keep_within_size(store, request.cache)
+    return True
+
+
+def _load(store: CacheStore, key: str, request: CompileRequest, started: float, values: list):
+    loaded = store.load(key)
+    if loaded is None:
+        return None
+    header, payload = loaded
+    trees = cache_keys.trees_now(header.get("trees") or [], request.template_values, values)
+    if trees is None:
+        return None
+    backend = request.backend
+    artifact = backend.deserialise(dict(header, trees=trees), payload, request.source)
+    address = cache_policy.loaded.get(key) or backend.load_code(artifact)
+    cache_policy.loaded[key] = address
+    report = KernelReport.from_dict(header["report"])
+    layout = backend.arg_layout(request.params, list(report.written_arguments))
+    compiled = backend.launchable(request.name, address, layout, request.return_type, artifact)
+    report = dataclasses.replace(report, cache="hit", compile_time_s=time.perf_counter() - started)
+    texts = header["stages"]
+    stages = Stages(
+        backend, texts["llvm_optimized"], **{k: texts[k] for k in _STAGE_NAMES[:-1]}, report=report
+    )
+    return compiled, stages, {}

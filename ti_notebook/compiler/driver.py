@@ -1,0 +1,106 @@
+"""The compile driver: a :class:`CompileRequest` → traced IR → passes → backend → code.
+
+The same steps for every target; what differs (the passes' capabilities, code
+generation, loading) is the request's backend (``compiler/backends/``). Tracing reports
+what else it read (reached funcs and captured globals), so the offline cache
+(``compiler/cached.py``) can key on inputs before tracing.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.kernel
+    ... def add(a: ti.i32, b: ti.i32) -> ti.i32:
+    ...     return a + b
+    >>> sorted(add.stages(1, 2))[:3]
+    ['asm', 'ast', 'ir']
+    >>> [record.name for record in add.report.pass_records][:2]
+    ['typecheck', 'make_block_local']
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+
+from ti_notebook.compiler.report import KernelReport
+from ti_notebook.compiler.request import CompileRequest, Param
+from ti_notebook.compiler.stages import Stages
+from ti_notebook.frontend import local_storage
+from ti_notebook.frontend.tracer import FunctionTracer, new_state
+from ti_notebook.frontend.values import NdarrayArg
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.printer import format_block
+from ti_notebook.passes import pipeline
+
+
+def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
+    """Frontend: the request's function → IR (plus what tracing read)."""
+    state = new_state(request.name, request.options)
+    state.return_type = request.return_type
+    tracer = FunctionTracer(state, request.source, is_kernel=True)
+    b = state.builder
+    slot = 0
+    for param in request.params:
+        if param.kind == "template":
+            tracer.bind(param.name, request.template_values[param.name])
+            state.reads.template(param.name, request.template_values[param.name])
+        elif param.kind == "ndarray":
+            tracer.bind(param.name, NdarrayArg(slot, param.dtype, param.ndim, param.name))
+            slot += 1
+        else:
+            arg = b.emit(ir.ArgLoadStmt(slot, param.dtype))
+            tracer.bind(param.name, arg)
+            slot += 1
+    tracer.run_block(request.source.function_def.body)
+    local_storage.check_none_pending(state)
+    kernel = KernelIR(request.name, b.blocks[0], request.return_type)
+    inputs = {"captured": state.captured, "funcs": state.reached_funcs}
+    return kernel, dict(inputs, uncacheable=state.reads.refused)
+
+
+def written_arguments(block: ir.Block, params: list[Param]) -> list[str]:
+    """The names of the ndarray arguments the kernel stores into (plainly or atomically)."""
+    slots = [p.name for p in params if p.kind != "template"]
+    written = set()
+    for stmt in block.walk():
+        target = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else None
+        target = stmt.dest if isinstance(stmt, ir.AtomicOpStmt) else target
+        if isinstance(target, ir.ExternalPtrStmt):
+            written.add(slots[target.arg_index])
+    return sorted(written)
+
+
+def compile_kernel(request: CompileRequest, hooks=None) -> tuple[object, Stages, dict]:
+    """Runs the whole pipeline; returns the launchable kernel, its stages and inputs read.
+
+    ``hooks`` (the offline cache's) may choose the symbol prefix once tracing has shown
+    what the kernel reads (``hooks.prefix(inputs)``) and receive the artifact with its
+    code (``hooks.keep(artifact)``).
+    """
+    started = time.perf_counter()
+    backend = request.backend
+    kernel, inputs = trace(request)
+    kernel.report["written_arguments"] = written_arguments(kernel.block, request.params)
+    ir_text = format_block(kernel.block)
+    records = pipeline.run(kernel, request.options, backend.capabilities, backend.passes)
+    ir_optimized = format_block(kernel.block)
+    layout = backend.arg_layout(request.params, kernel.report["written_arguments"])
+    prefix = hooks.prefix(inputs) if hooks is not None else None
+    module_text, artifact = backend.generate(kernel, request.options, layout.offsets, prefix)
+    keep = hooks is not None and hooks.wants_object
+    entry, optimized = backend.load(module_text, artifact, keep_code=keep)
+    if keep:
+        hooks.keep(artifact)
+    compiled = backend.launchable(request.name, entry, layout, request.return_type, artifact)
+    notes = dict(kernel.report, pass_records=[r.to_dict() for r in records])
+    notes["compile_time_s"] = time.perf_counter() - started
+    stages = Stages(
+        backend,
+        optimized,
+        ast=ast.dump(request.source.function_def, indent=2),
+        ir=ir_text,
+        ir_optimized=ir_optimized,
+        llvm=module_text,
+        report=KernelReport.from_dict(notes),
+    )
+    return compiled, stages, inputs

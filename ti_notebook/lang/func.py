@@ -1,0 +1,96 @@
+"""``@ti.func``, and what the compiler sees of a kernel without compiling it.
+
+The frontend inlines funcs and refuses kernel-to-kernel calls; the offline cache prints
+both (``compiler/fingerprint.py``). They find them here, beside the compiler's inputs
+only: :class:`~ti_notebook.lang.kernel.Kernel`, which drives the compiler, subclasses
+:class:`KernelBase`, so nothing the compiler imports leads back to it.
+
+    >>> import ti_notebook as ti
+    >>> @ti.func
+    ... def twice(v):
+    ...     return 2 * v
+    >>> isinstance(twice, Func), twice.parameters()
+    (True, {'v': None})
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from ti_notebook.errors import TiSyntaxError
+from ti_notebook.frontend.source import FunctionSource
+from ti_notebook.lang import config as _config
+from ti_notebook.lang import types
+from ti_notebook.lang.ndarray import Template
+
+
+def resolve_annotation(func, annotation):
+    """An annotation as a value (``from __future__ import annotations`` makes strings)."""
+    if isinstance(annotation, str):
+        try:
+            return eval(annotation, func.__globals__)  # noqa: S307 - the user's own annotation
+        except Exception:
+            return annotation
+    return annotation
+
+
+class KernelBase:
+    """A ``@ti.kernel`` before compiling: its Python function, name and source."""
+
+    def __init__(self, func) -> None:
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.name = func.__name__
+        self.signature = inspect.signature(func)
+        self._source: FunctionSource | None = None
+
+    def source(self) -> FunctionSource:
+        if self._source is None:
+            self._source = FunctionSource.of(self.func)
+        return self._source
+
+
+class Func:
+    """A ``@ti.func``: inlined into the kernels that call it."""
+
+    def __init__(self, func) -> None:
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.name = func.__name__
+        self.qualname = f"{func.__module__}.{func.__qualname__}"
+        self.signature = inspect.signature(func)
+        self._source: FunctionSource | None = None
+
+    def source(self) -> FunctionSource:
+        if self._source is None:
+            self._source = FunctionSource.of(self.func)
+        return self._source
+
+    def parameters(self) -> dict:
+        """name → "template", a DataType, or None (typed by the value passed)."""
+        cfg = _config.current()
+        found = {}
+        for p in self.signature.parameters.values():
+            ann = resolve_annotation(self.func, p.annotation)
+            if ann is Template or isinstance(ann, Template):
+                found[p.name] = "template"
+            elif ann is inspect.Parameter.empty:
+                found[p.name] = None
+            else:
+                found[p.name] = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
+        return found
+
+    def __call__(self, *args, **kwargs):
+        raise TiSyntaxError(
+            f"ti.func '{self.name}' can only be called from a kernel or another ti.func",
+            hint="decorate the caller with @ti.kernel, or call the Python function directly",
+        )
+
+    def __repr__(self) -> str:
+        return f"<ti.func {self.name}>"
+
+
+def func(fn) -> Func:
+    """Decorator: makes ``fn`` a ti.func that kernels inline."""
+    return Func(fn)
