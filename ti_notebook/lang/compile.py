@@ -22,7 +22,7 @@ import time
 from ti_notebook.codegen.cpu import CpuModuleGenerator
 from ti_notebook.frontend import local_storage
 from ti_notebook.frontend.source import FunctionSource
-from ti_notebook.frontend.tracer import FunctionTracer, new_state
+from ti_notebook.frontend.tracer import kernel_tracer
 from ti_notebook.frontend.values import NdarrayArg
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
@@ -83,10 +83,8 @@ class Stages(dict):
 
 def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
     """Frontend: the request's function → IR (plus what tracing read)."""
-    state = new_state(request.name, request.config)
-    state.return_type = request.return_type
-    tracer = FunctionTracer(state, request.source, is_kernel=True)
-    b = state.builder
+    tracer = kernel_tracer(request.name, request.config, request.source, request.return_type)
+    state, b = tracer.state, tracer.builder
     slot = 0
     for param in request.params:
         if param.kind == "template":

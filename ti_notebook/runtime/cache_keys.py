@@ -30,8 +30,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE
-from ti_notebook.frontend.tracer import closure_vars, scope_of
+from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE, closure_vars, scope_of
 from ti_notebook.runtime.fingerprint import fingerprint
 
 FORMAT_VERSION = 1
