@@ -72,10 +72,10 @@ def _call(ctx: TraceContext, node: ast.Call):
     if isinstance(func, types.DataType):
         (value,) = call_args(ctx, node, 1)
         return map_vector(ctx, value, lambda v: ctx.builder.cast(v, func))
-    return call_python(ctx, func, node)
+    return _call_python(ctx, func, node)
 
 
-def call_python(ctx: TraceContext, func, node: ast.Call):
+def _call_python(ctx: TraceContext, func, node: ast.Call):
     """A Python function run while compiling, on values known then; its result."""
     args = [ctx.expr(a) for a in node.args]
     kwargs = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}

@@ -182,6 +182,12 @@ class TraceContext:
         return value
 
     # -- nesting --------------------------------------------------------------------
+    @property
+    def outermost(self) -> bool:
+        """At the kernel's top level: not in an if, a while or a for (ti.static loops
+        are unrolled, and inlined funcs count as where they are called)."""
+        return self.state.depth == 0
+
     @contextlib.contextmanager
     def nested(self) -> Iterator[None]:
         """The body of an if or a loop: not the kernel's top level any more."""

@@ -43,7 +43,7 @@ def _if(ctx: TraceContext, node: ast.If) -> None:
         ctx.run_block(node.body if static else node.orelse)
         return
     b = ctx.builder
-    if_stmt = b.emit(ir.IfStmt(condition(ctx, node.test)))
+    if_stmt = b.emit(ir.IfStmt(_condition(ctx, node.test)))
     with ctx.nested():
         with b.inside(if_stmt.true_block):
             ctx.run_block(node.body)
@@ -58,14 +58,14 @@ def _while(ctx: TraceContext, node: ast.While) -> None:
     b = ctx.builder
     loop = b.emit(ir.WhileStmt())
     with ctx.loop(loop, parallel=False), b.inside(loop.body):
-        cond = condition(ctx, node.test)
+        cond = _condition(ctx, node.test)
         exit_if = b.emit(ir.IfStmt(b.unary("logical_not", cond)))
         with b.inside(exit_if.true_block):
             b.emit(ir.BreakStmt())
         ctx.run_block(node.body)
 
 
-def condition(ctx: TraceContext, test: ast.expr) -> ir.Stmt:
+def _condition(ctx: TraceContext, test: ast.expr) -> ir.Stmt:
     """An if/while condition: an integer (comparisons give i32), as Taichi requires."""
     value = ctx.expr(test)
     check_scalar(ctx, value, test)
@@ -118,7 +118,7 @@ def _return(ctx: TraceContext, node: ast.Return) -> None:
         return_from_func(ctx, node)
         return
     state = ctx.state
-    if state.depth != 0:
+    if not ctx.outermost:
         raise ctx.error(
             TiSyntaxError,
             node,

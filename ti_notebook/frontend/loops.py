@@ -48,7 +48,7 @@ def _for(ctx: TraceContext, node: ast.For) -> None:
     state = ctx.state
     config = dict(state.pending_loop_config)
     state.pending_loop_config.clear()
-    if state.depth == 0:
+    if ctx.outermost:
         # Kernel.configure's defaults (lang/kernel.py); ti.loop_config wins per value.
         config = {**getattr(state.config, "default_loop_config", {}), **config}
     iterable = node.iter
@@ -204,7 +204,7 @@ def _struct_for(ctx: TraceContext, node, field: Field | SNode, config, grouped) 
 
 def _emit_loop(ctx: TraceContext, node: ast.For, loop: ir.Stmt, names, ndim: int) -> None:
     b = ctx.builder
-    parallel = ctx.state.depth == 0 and not loop.config.get("serialize", False)
+    parallel = ctx.outermost and not loop.config.get("serialize", False)
     b.emit(loop)
     with ctx.loop(loop, parallel), ctx.scope(remember=False), b.inside(loop.body):
         indices = [b.emit(ir.LoopIndexStmt(loop, axis, types.i32)) for axis in range(ndim)]

@@ -108,14 +108,14 @@ def static_eval(ctx: TraceContext, node: ast.expr):
 
 def static_condition(ctx: TraceContext, test: ast.expr):
     """The value of ``ti.static(cond)`` when ``test`` is one, else None."""
-    if not (isinstance(test, ast.Call) and is_static_call(ctx, test)):
+    if not (isinstance(test, ast.Call) and _is_static_call(ctx, test)):
         return None
     if len(test.args) != 1:
         raise ctx.error(TiSyntaxError, test, "ti.static(cond) takes one argument here")
     return bool(static_eval(ctx, test.args[0]))
 
 
-def is_static_call(ctx: TraceContext, node: ast.Call) -> bool:
+def _is_static_call(ctx: TraceContext, node: ast.Call) -> bool:
     """Whether the call names ``ti.static`` (anything that fails to evaluate does not)."""
     try:
         func = ctx.expr(node.func)

@@ -41,7 +41,7 @@ BINARY_OPS = {
     ast.LShift: "shl",
     ast.RShift: "shr",
 }
-COMPARE_OPS = {
+_COMPARE_OPS = {
     ast.Lt: "lt",
     ast.LtE: "le",
     ast.Gt: "gt",
@@ -49,7 +49,7 @@ COMPARE_OPS = {
     ast.Eq: "eq",
     ast.NotEq: "ne",
 }
-UNARY_OPS = {ast.USub: "neg", ast.Invert: "bit_not", ast.Not: "logical_not"}
+_UNARY_OPS = {ast.USub: "neg", ast.Invert: "bit_not", ast.Not: "logical_not"}
 
 
 @HANDLERS.expression(ast.BinOp)
@@ -67,7 +67,7 @@ def _unaryop(ctx: TraceContext, node: ast.UnaryOp):
     operand = ctx.expr(node.operand)
     if isinstance(node.op, ast.UAdd):
         return operand
-    op = UNARY_OPS[type(node.op)]
+    op = _UNARY_OPS[type(node.op)]
     if isinstance(operand, Vector):
         return Vector([ctx.builder.unary(op, v) for v in operand], operand.shape)
     check_scalar(ctx, operand, node)
@@ -97,7 +97,7 @@ def _compare(ctx: TraceContext, node: ast.Compare):
     left = ctx.expr(node.left)
     result = None
     for op_node, comparator in zip(node.ops, node.comparators, strict=True):
-        op = COMPARE_OPS.get(type(op_node))
+        op = _COMPARE_OPS.get(type(op_node))
         if op is None:
             raise ctx.unsupported(node, f"the comparison '{type(op_node).__name__}'")
         right = ctx.expr(comparator)

@@ -77,9 +77,9 @@ def lvalue(ctx: TraceContext, node: ast.expr):
                 "only the .x/.y/.z/.w components of a local vector or of a vector "
                 "field's element can be assigned",
             )
-        return component_slot(ctx, inner, node)
+        return _component_slot(ctx, inner, node)
     if isinstance(inner, Slots):  # d[1], v[i][k], m[i][r, c], M[r]
-        return select_slots(ctx, inner, node)
+        return _select_slots(ctx, inner, node)
     if inner is not None:
         raise ctx.error(
             TiTypeError,
@@ -98,7 +98,7 @@ def lvalue(ctx: TraceContext, node: ast.expr):
     return subscript_pointer(ctx, base, indices, node)
 
 
-def select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
+def _select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
     """``target[...] = ...`` on a vector/matrix target: one slot, or a row's Slots."""
     found = element_positions(ctx, slots.shape, node)
     if isinstance(found, list):
@@ -106,7 +106,7 @@ def select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
     return slots.items[found]
 
 
-def component_slot(ctx: TraceContext, slots: Slots, node: ast.Attribute):
+def _component_slot(ctx: TraceContext, slots: Slots, node: ast.Attribute):
     """``target.x = ...``: the slot of component x/y/z/w of a vector target."""
     k = COMPONENTS.get(node.attr)
     if k is None or len(slots.shape) != 1:
@@ -136,7 +136,7 @@ def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
     """``slot = value``, cast to the slot's type; a scalar fills every component."""
     b = ctx.builder
     if isinstance(slot, Slots):
-        check_shape(ctx, slot, value, node)
+        _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)
         for item, part in zip(slot.items, parts, strict=True):
             store(ctx, item, part, node)
@@ -145,13 +145,13 @@ def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
         raise ctx.error(TiTypeError, node, "cannot store a vector into a scalar")
     check_scalar(ctx, value, node)
     if isinstance(slot, ir.AllocaStmt):
-        warn_if_narrowing(ctx, value, slot, node)
+        _warn_if_narrowing(ctx, value, slot, node)
         b.emit(ir.LocalStoreStmt(slot, b.cast(value, slot.dtype)))
     else:
         b.emit(ir.GlobalStoreStmt(slot, b.cast(value, slot.dtype)))
 
 
-def warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.expr) -> None:
+def _warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.expr) -> None:
     """Taichi's precision warning: a float stored into an integer local (or a wider
     float into a narrower one) loses digits; the local keeps its first type."""
     target = slot.dtype
@@ -179,7 +179,7 @@ def warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.e
 def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
     """An atomic ``op`` on an lvalue; the old value (a Vector for Slots)."""
     if isinstance(slot, Slots):
-        check_shape(ctx, slot, value, node)
+        _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)
         pairs = zip(slot.items, parts, strict=True)
         return Vector([atomic(ctx, op, item, part) for item, part in pairs], slot.shape)
@@ -189,7 +189,7 @@ def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
     return atomic(ctx, op, slot, value)
 
 
-def check_shape(ctx: TraceContext, slots: Slots, value, node: ast.expr) -> None:
+def _check_shape(ctx: TraceContext, slots: Slots, value, node: ast.expr) -> None:
     """A vector stored into vector slots must have their shape."""
     if isinstance(value, Vector) and value.shape != slots.shape:
         raise ctx.error(

@@ -57,7 +57,7 @@ def subscript_pointer(ctx: TraceContext, base, indices: list, node: ast.Subscrip
     """The pointer to ``base[indices]``, a field's or an ndarray argument's element."""
     b = ctx.builder
     if isinstance(base, Field):
-        check_placed(ctx, base, node)
+        _check_placed(ctx, base, node)
     if isinstance(base, (Field, NdarrayArg)):
         ndim, name = base.ndim, base.name
     else:
@@ -93,7 +93,7 @@ def subscript_pointer(ctx: TraceContext, base, indices: list, node: ast.Subscrip
     return b.emit(ir.ExternalPtrStmt(base.arg_index, base.ndim, cast, base.dtype))
 
 
-def check_placed(ctx: TraceContext, field: Field, node: ast.AST) -> None:
+def _check_placed(ctx: TraceContext, field: Field, node: ast.AST) -> None:
     """An unplaced, unfinalized or destroyed field: an error at the line using it."""
     try:
         field.layout()
@@ -103,13 +103,13 @@ def check_placed(ctx: TraceContext, field: Field, node: ast.AST) -> None:
 
 def load_matrix(ctx: TraceContext, field, indices: list, node) -> Vector:
     """A vector/matrix field's element, every component loaded."""
-    check_component_count(ctx, field, node)
+    _check_component_count(ctx, field, node)
     pointers = [subscript_pointer(ctx, c, indices, node) for c in field.components]
     items = [ctx.builder.emit(ir.GlobalLoadStmt(ptr)) for ptr in pointers]
     return Vector(items, field.element_shape)
 
 
-def check_component_count(ctx: TraceContext, field, node) -> None:
+def _check_component_count(ctx: TraceContext, field, node) -> None:
     """Kernels unroll vector values per component, and LLVM's time grows faster than
     the component count (2,000 took minutes): a whole-element value of a huge vector
     field is refused with the usual remedy (one component at a time still works)."""

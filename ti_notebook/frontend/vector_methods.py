@@ -49,9 +49,9 @@ def _positional(handler):
 @HANDLERS.method("norm", "norm_inv", "normalized")
 def _norms(ctx: TraceContext, method: BoundMethod, args: list, keywords: dict, node):
     v, b, name = method.value, ctx.builder, method.name
-    (eps,) = method_arguments(ctx, name, args, keywords, ("eps",), (0,), node)
+    (eps,) = _method_arguments(ctx, name, args, keywords, ("eps",), (0,), node)
     # Taichi's definitions: norm = sqrt(|v|^2 + eps), normalized = v / (norm + eps)
-    squared = sum_items(ctx, [b.binary("mul", x, x) for x in v])
+    squared = _sum_items(ctx, [b.binary("mul", x, x) for x in v])
     if name == "norm_inv":
         return b.binary("truediv", 1.0, b.unary("sqrt", b.binary("add", squared, eps)))
     norm = b.unary("sqrt", b.binary("add", squared, eps))
@@ -66,13 +66,13 @@ def _norms(ctx: TraceContext, method: BoundMethod, args: list, keywords: dict, n
 def _dot(ctx: TraceContext, v: Vector, args: list, node):
     (w,) = args
     b = ctx.builder
-    return sum_items(ctx, [b.binary("mul", x, y) for x, y in zip(v, w, strict=True)])
+    return _sum_items(ctx, [b.binary("mul", x, y) for x, y in zip(v, w, strict=True)])
 
 
 @HANDLERS.method("norm_sqr")
 @_positional
 def _norm_sqr(ctx: TraceContext, v: Vector, args: list, node):
-    return sum_items(ctx, [ctx.builder.binary("mul", x, x) for x in v])
+    return _sum_items(ctx, [ctx.builder.binary("mul", x, x) for x in v])
 
 
 @HANDLERS.method("outer_product")
@@ -97,7 +97,7 @@ def _transpose(ctx: TraceContext, v: Vector, args: list, node):
 @_positional
 def _trace(ctx: TraceContext, v: Vector, args: list, node):
     grid = v.rows()
-    return sum_items(ctx, [grid[k][k] for k in range(len(grid))])
+    return _sum_items(ctx, [grid[k][k] for k in range(len(grid))])
 
 
 @HANDLERS.method("cross")
@@ -116,7 +116,7 @@ def _cross(ctx: TraceContext, v: Vector, args: list, node):
 @HANDLERS.method("sum")
 @_positional
 def _sum(ctx: TraceContext, v: Vector, args: list, node):
-    return sum_items(ctx, list(v))
+    return _sum_items(ctx, list(v))
 
 
 def _extreme(op: str):
@@ -146,7 +146,7 @@ def _cast(ctx: TraceContext, v: Vector, args: list, node):
 
 
 # -- helpers ---------------------------------------------------------------------------
-def method_arguments(ctx: TraceContext, name, args, keywords, names, defaults, node) -> list:
+def _method_arguments(ctx: TraceContext, name, args, keywords, names, defaults, node) -> list:
     """``args``/``keywords`` of a vector method bound to ``names`` (with defaults)."""
     unknown = sorted(set(keywords) - set(names))
     if unknown or len(args) > len(names):
@@ -162,7 +162,7 @@ def method_arguments(ctx: TraceContext, name, args, keywords, names, defaults, n
     return values
 
 
-def sum_items(ctx: TraceContext, items: list):
+def _sum_items(ctx: TraceContext, items: list):
     """``items[0] + items[1] + ...`` in IR, left to right."""
     total = items[0]
     for x in items[1:]:

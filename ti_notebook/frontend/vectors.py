@@ -38,15 +38,15 @@ COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 # -- construction ----------------------------------------------------------------------
 @HANDLERS.call(lang_matrix.Vector)
 def _vector(ctx: TraceContext, node: ast.Call) -> Vector:
-    return build_matrix(ctx, node, is_vector=True)
+    return _build_matrix(ctx, node, is_vector=True)
 
 
 @HANDLERS.call(lang_matrix.Matrix)
 def _matrix(ctx: TraceContext, node: ast.Call) -> Vector:
-    return build_matrix(ctx, node, is_vector=False)
+    return _build_matrix(ctx, node, is_vector=False)
 
 
-def build_matrix(ctx: TraceContext, node: ast.Call, is_vector: bool) -> Vector:
+def _build_matrix(ctx: TraceContext, node: ast.Call, is_vector: bool) -> Vector:
     """``ti.Vector([...])`` or ``ti.Matrix([[...], ...])``, with an optional dtype."""
     if len(node.args) != 1:
         raise ctx.error(TiTypeError, node, "ti.Vector/ti.Matrix take one list of values")
