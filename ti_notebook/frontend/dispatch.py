@@ -30,13 +30,13 @@ class Handlers:
     """What one handler module handles; its decorators register a function.
 
     Statement and expression handlers take ``(ctx, node)``; call handlers take
-    ``(ctx, node)`` with the ``ast.Call``; method handlers take ``(ctx, vector, args,
-    keywords, node)``.
+    ``(ctx, node)`` with the ``ast.Call``; method handlers take ``(ctx, method, args,
+    keywords, node)``, ``method`` a :class:`~ti_notebook.frontend.values.BoundMethod`.
 
         >>> handlers = Handlers()
         >>> @handlers.method("twice")
-        ... def twice(ctx, vector, args, keywords, node):
-        ...     return [2 * x for x in vector]
+        ... def twice(ctx, method, args, keywords, node):
+        ...     return [2 * x for x in method.value]
         >>> sorted(handlers.methods)
         ['twice']
     """
