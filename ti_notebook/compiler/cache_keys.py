@@ -31,8 +31,7 @@ import json
 from pathlib import Path
 
 from ti_notebook.compiler.fingerprint import fingerprint
-from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE
-from ti_notebook.frontend.tracer import closure_vars, scope_of
+from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE, closure_vars, scope_of
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.func import Func
 from ti_notebook.lang.snode import SNode

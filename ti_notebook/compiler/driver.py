@@ -25,7 +25,7 @@ from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.frontend import local_storage
-from ti_notebook.frontend.tracer import FunctionTracer, new_state
+from ti_notebook.frontend.tracer import kernel_tracer
 from ti_notebook.frontend.values import NdarrayArg
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
@@ -35,10 +35,8 @@ from ti_notebook.passes import pipeline
 
 def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
     """Frontend: the request's function → IR (plus what tracing read)."""
-    state = new_state(request.name, request.options)
-    state.return_type = request.return_type
-    tracer = FunctionTracer(state, request.source, is_kernel=True)
-    b = state.builder
+    tracer = kernel_tracer(request.name, request.options, request.source, request.return_type)
+    state, b = tracer.state, tracer.builder
     slot = 0
     for param in request.params:
         if param.kind == "template":

@@ -29,6 +29,8 @@ import ast
 import inspect
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend.assignments import declare
+from ti_notebook.frontend.context import TraceContext
 from ti_notebook.lang import ops
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.matrix import MatrixField
@@ -49,12 +51,12 @@ def is_container_method(func) -> bool:
     )
 
 
-def call(tracer, func, node: ast.Call):
+def call(ctx: TraceContext, func, node: ast.Call):
     """``x.fill(v)`` as a loop; any other such method: an error at its line."""
     target = func.__self__
     if func.__name__ == "fill" and isinstance(target, (Field, MatrixField)):
-        return _fill(tracer, target, node)
-    raise tracer.error(
+        return _fill(ctx, target, node)
+    raise ctx.error(
         TiSyntaxError,
         node,
         f"'{ast.unparse(node.func)}()' can only be called from Python scope",
@@ -63,10 +65,10 @@ def call(tracer, func, node: ast.Call):
     )
 
 
-def _fill(tracer, target, node: ast.Call) -> None:
+def _fill(ctx: TraceContext, target, node: ast.Call) -> None:
     if len(node.args) != 1 or node.keywords:
-        raise tracer.error(TiTypeError, node, f"{ast.unparse(node.func)}() takes one value")
-    value = tracer.expr(node.args[0])
+        raise ctx.error(TiTypeError, node, f"{ast.unparse(node.func)}() takes one value")
+    value = ctx.expr(node.args[0])
     # A 0-D field has one cell and no loop: x[None] = v.
     index = ast.Constant(None) if target.ndim == 0 else ast.Name(_INDEX, ast.Load())
     store = ast.Assign(
@@ -79,11 +81,8 @@ def _fill(tracer, target, node: ast.Call) -> None:
     # Every synthetic node sits at the call, so an error in the loop points at it.
     for child in ast.walk(code):
         ast.copy_location(child, node)
-    tracer.push_scope()
-    try:
-        tracer.bind(_FIELD, target)
-        tracer.bind(_GROUPED, ops.grouped)
-        tracer.declare(_VALUE, value)
-        tracer.visit_stmt(code)
-    finally:
-        tracer.pop_scope()
+    with ctx.scope(remember=False):
+        ctx.bind(_FIELD, target)
+        ctx.bind(_GROUPED, ops.grouped)
+        declare(ctx, _VALUE, value)
+        ctx.stmt(code)

@@ -10,39 +10,44 @@ from __future__ import annotations
 import ast
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend.context import KernelState, TraceContext
+from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops
 from ti_notebook.lang.field import Field
 
+HANDLERS = Handlers()
 
-def _block_local(tracer, node: ast.Call):
+
+@HANDLERS.call(ops.block_local)
+def _block_local(ctx: TraceContext, node: ast.Call):
     if node.keywords or not node.args:
-        raise tracer.error(TiTypeError, node, "ti.block_local() takes one or more fields")
+        raise ctx.error(TiTypeError, node, "ti.block_local() takes one or more fields")
     fields = []
     for arg in node.args:
-        value = tracer.expr(arg)
+        value = ctx.expr(arg)
         components = getattr(value, "components", None)
         if components is not None:
             fields.extend(components)
         elif isinstance(value, Field):
             fields.append(value)
         else:
-            raise tracer.error(
+            raise ctx.error(
                 TiTypeError,
                 arg,
                 f"ti.block_local() caches fields, not {type(value).__name__}",
                 "pass the field itself: ti.block_local(a)",
             )
-    loops = tracer.state.loops
+    loops = ctx.state.loops
     innermost = loops[-1][0] if loops else None
     if isinstance(innermost, ir.StructForStmt) and isinstance(innermost.field, Field):
-        tracer.builder.emit(ir.BlockLocalStmt(fields))
+        ctx.builder.emit(ir.BlockLocalStmt(fields))
         return
     # As in Taichi's documentation: written before a loop, it applies to the next one.
-    tracer.state.pending_block_local = (fields, tracer.source.pos(node, tracer.state.name))
+    ctx.state.pending_block_local = (fields, ctx.pos(node))
 
 
-def attach_pending(state, loop: ir.Stmt, builder) -> None:
+def attach_pending(state: KernelState, loop: ir.Stmt, builder) -> None:
     """Emits a ``ti.block_local`` written before ``loop`` as the loop body's first
     statement; called as each loop's body starts."""
     pending = state.pending_block_local
@@ -56,7 +61,7 @@ def attach_pending(state, loop: ir.Stmt, builder) -> None:
     stmt.pos = pos
 
 
-def check_none_pending(state) -> None:
+def check_none_pending(state: KernelState) -> None:
     """At the end of a kernel: a ``ti.block_local`` with no loop after it is an error."""
     if state.pending_block_local is not None:
         _fields, pos = state.pending_block_local
@@ -71,6 +76,3 @@ def _misplaced(pos) -> TiSyntaxError:
         pos,
         "e.g. ti.block_local(a) followed by `for i, j in a:`",
     )
-
-
-HANDLERS = {ops.block_local: _block_local}

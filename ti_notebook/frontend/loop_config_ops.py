@@ -21,14 +21,20 @@ from __future__ import annotations
 import ast
 
 from ti_notebook.errors import TiTypeError
+from ti_notebook.frontend.context import TraceContext
+from ti_notebook.frontend.dispatch import Handlers
+from ti_notebook.frontend.operands import keywords, static_eval
 from ti_notebook.lang import ops
 
+HANDLERS = Handlers()
 
-def _loop_config(tracer, node: ast.Call):
-    kw = tracer.keywords(node)
+
+@HANDLERS.call(ops.loop_config)
+def _loop_config(ctx: TraceContext, node: ast.Call):
+    kw = keywords(ctx, node)
     unknown = set(kw) - {"parallelize", "block_dim", "serialize"}
     if unknown or node.args:
-        raise tracer.error(
+        raise ctx.error(
             TiTypeError,
             node,
             f"ti.loop_config() got unexpected argument(s) {sorted(unknown) or node.args}",
@@ -39,18 +45,18 @@ def _loop_config(tracer, node: ast.Call):
             continue
         if name == "serialize":
             if not isinstance(value, (bool, int)):
-                raise tracer.error(
+                raise ctx.error(
                     TiTypeError, node, f"ti.loop_config(serialize={value!r}) needs True or False"
                 )
             value = bool(value)
         else:
-            value = _positive_int(tracer, node, f"ti.loop_config({name}=...)", value)
-        tracer.state.pending_loop_config[name] = value
+            value = _positive_int(ctx, node, f"ti.loop_config({name}=...)", value)
+        ctx.state.pending_loop_config[name] = value
 
 
-def _positive_int(tracer, node: ast.Call, what: str, value) -> int:
+def _positive_int(ctx: TraceContext, node: ast.Call, what: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise tracer.error(
+        raise ctx.error(
             TiTypeError,
             node,
             f"{what} needs a positive integer, got {value!r}",
@@ -59,11 +65,7 @@ def _positive_int(tracer, node: ast.Call, what: str, value) -> int:
     return value
 
 
-def _block_dim(tracer, node: ast.Call):
-    (value,) = [tracer.static_eval(a) for a in node.args]
-    tracer.state.pending_loop_config["block_dim"] = _positive_int(
-        tracer, node, "ti.block_dim()", value
-    )
-
-
-HANDLERS = {ops.loop_config: _loop_config, ops.block_dim: _block_dim}
+@HANDLERS.call(ops.block_dim)
+def _block_dim(ctx: TraceContext, node: ast.Call):
+    (value,) = [static_eval(ctx, a) for a in node.args]
+    ctx.state.pending_loop_config["block_dim"] = _positive_int(ctx, node, "ti.block_dim()", value)

@@ -27,6 +27,7 @@ a helper returned), or a namespace handed to a Python function run while compili
 from __future__ import annotations
 
 import ast
+import contextlib
 import types as pytypes
 
 import numpy as np
@@ -124,6 +125,41 @@ class Reads:
             self._alive.append(value)
         if (scope, path) not in known:
             known.append((scope, path))
+
+
+def scope_of(func) -> str:
+    """The scope name of a ti.func's Python function (its module and qualname).
+
+    >>> def helper():
+    ...     pass
+    >>> scope_of(helper).endswith(".helper")
+    True
+    """
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def closure_vars(func) -> dict:
+    """The values of a function's closure cells, by name: the names it reads from an
+    enclosing function (looked up before its globals, as Python does).
+
+    >>> def outer():
+    ...     n = 4
+    ...     def inner():
+    ...         return n
+    ...     return inner
+    >>> closure_vars(outer())
+    {'n': 4}
+    """
+    code = getattr(func, "__code__", None)
+    cells = getattr(func, "__closure__", None) or ()
+    if code is None:
+        return {}
+    found = {}
+    for name, cell in zip(code.co_freevars, cells, strict=False):
+        # An empty cell is a name the enclosing function defines later: skip it.
+        with contextlib.suppress(ValueError):
+            found[name] = cell.cell_contents
+    return found
 
 
 def _user_object(value) -> bool:

@@ -34,6 +34,15 @@ class Vector:
     def __repr__(self) -> str:
         return f"Vector({self.items})"
 
+    def rows(self) -> list[list]:
+        """The items row by row; a vector's rows have one item each.
+
+        >>> Vector([1, 2, 3, 4], (2, 2)).rows(), Vector([1, 2]).rows()
+        ([[1, 2], [3, 4]], [[1], [2]])
+        """
+        n, m = self.shape if len(self.shape) == 2 else (self.shape[0], 1)
+        return [self.items[r * m : (r + 1) * m] for r in range(n)]
+
 
 class VectorVariable:
     """A mutable local vector: one alloca per component."""
@@ -89,28 +98,15 @@ class NdarrayArg:
 
 
 @dataclasses.dataclass
+class BoundMethod:
+    """``v.dot``: a method of a kernel vector, before the call supplies its arguments."""
+
+    value: Vector
+    name: str
+
+
+@dataclasses.dataclass
 class LoopIndex:
     """A loop variable: read-only inside the loop body."""
 
     stmt: ir.Stmt
-
-
-@dataclasses.dataclass
-class GroupedIterable:
-    """``ti.grouped(x)``: iterate ``x``'s indices as one vector."""
-
-    inner: object
-
-
-@dataclasses.dataclass
-class NdRange:
-    """``ti.ndrange(...)``: per axis (start, stop) values."""
-
-    bounds: list[tuple[object, object]]
-
-
-@dataclasses.dataclass
-class StaticValue:
-    """``ti.static(x)`` seen as a for-loop iterable: unroll it at compile time."""
-
-    value: object

@@ -21,8 +21,6 @@ class KernelIR:
     name: str
     block: ir.Block
     return_type: DataType | None = None
-    prints: list = dataclasses.field(default_factory=list)
-    asserts: list = dataclasses.field(default_factory=list)  # AssertStmt info by code - 1
     temps_size: int = 0  # bytes of kernel temporaries shared between tasks
     report: dict = dataclasses.field(
         default_factory=lambda: {

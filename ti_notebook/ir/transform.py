@@ -16,10 +16,6 @@ from collections import Counter
 from ti_notebook.ir import nodes as ir
 
 
-def all_blocks_stmts(root: ir.Block):
-    return root.walk()
-
-
 def replace_uses(root: ir.Block, old: ir.Stmt, new: ir.Stmt) -> None:
     """Makes every statement under ``root`` that reads ``old`` read ``new``."""
     for stmt in root.walk():

@@ -1,0 +1,146 @@
+"""Assignments and expression statements: ``=``, ``x: ti.f32 = ...``, ``+=``, ``pass``.
+
+Taichi's local-variable rules: the first assignment to a name declares a local in the
+current block, typed by its value; later assignments cast to that type; a local
+declared inside a block is gone after the block ends. Any other value (a field, a
+tuple, a type) bound to a name is a compile-time alias. ``+=``, ``-=``, ``&=``, ``|=``
+and ``^=`` are atomic, as in Taichi.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.kernel
+    ... def count(n: ti.i32) -> ti.i32:
+    ...     total = 0
+    ...     for i in range(n):
+    ...         total += i
+    ...     a, b = total, 2
+    ...     c: ti.i64 = a * b
+    ...     return c
+    >>> count(5)
+    20
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.context import MISSING, TraceContext
+from ti_notebook.frontend.dispatch import Handlers
+from ti_notebook.frontend.operands import binary, static_eval, unpack
+from ti_notebook.frontend.operators import BINARY_OPS
+from ti_notebook.frontend.places import atomic_update, load, lvalue, store
+from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
+from ti_notebook.ir import nodes as ir
+from ti_notebook.lang import types
+
+HANDLERS = Handlers()
+# Augmented assignments that are atomic, as in Taichi.
+_ATOMIC_AUG = {"add", "sub", "bit_and", "bit_or", "bit_xor"}
+
+
+@HANDLERS.statement(ast.Pass)
+def _pass(ctx: TraceContext, node: ast.Pass) -> None:
+    pass
+
+
+@HANDLERS.statement(ast.Expr)
+def _expression_statement(ctx: TraceContext, node: ast.Expr) -> None:
+    if isinstance(node.value, ast.Constant) and (
+        isinstance(node.value.value, str) or node.value.value is Ellipsis
+    ):
+        return  # a docstring, or '...' as a placeholder body
+    ctx.expr(node.value)
+
+
+@HANDLERS.statement(ast.Assign)
+def _assign(ctx: TraceContext, node: ast.Assign) -> None:
+    value = ctx.expr(node.value)
+    for target in node.targets:
+        assign(ctx, target, value)
+
+
+@HANDLERS.statement(ast.AnnAssign)
+def _annotated_assign(ctx: TraceContext, node: ast.AnnAssign) -> None:
+    annotation = static_eval(ctx, node.annotation)
+    dtype = types.to_dtype(annotation, ctx.config.default_ip, ctx.config.default_fp)
+    if dtype is None or not isinstance(node.target, ast.Name):
+        raise ctx.error(TiTypeError, node, "a local annotation must name a scalar type")
+    if node.value is None:
+        raise ctx.error(TiSyntaxError, node, "an annotated local needs a value")
+    name = node.target.id
+    if ctx.find_local(name) is not MISSING:
+        raise ctx.error(TiSyntaxError, node, f"'{name}' is already declared")
+    declare(ctx, name, ctx.builder.cast(ctx.expr(node.value), dtype))
+
+
+@HANDLERS.statement(ast.AugAssign)
+def _augmented_assign(ctx: TraceContext, node: ast.AugAssign) -> None:
+    op = BINARY_OPS.get(type(node.op))
+    if op is None:
+        raise ctx.unsupported(node, f"the operator {type(node.op).__name__}=")
+    value = ctx.expr(node.value)
+    target = node.target
+    slot = lvalue(ctx, target)
+    if slot is None:  # not a local or an element: assign() says what is wrong
+        assign(ctx, target, binary(ctx, op, ctx.expr(target), value, node))
+        return
+    if op in _ATOMIC_AUG:
+        # Taichi: '+=' is atomic, on fields and also on a kernel-scope local that a
+        # parallel loop updates; codegen demotes it where no other thread sees it.
+        atomic_update(ctx, op, slot, value, target)
+        return
+    store(ctx, slot, binary(ctx, op, load(ctx, slot), value, node), target)
+
+
+def declare(ctx: TraceContext, name: str, value) -> None:
+    """A new local ``name`` holding ``value`` (a compile-time alias for non-numbers)."""
+    b = ctx.builder
+    if isinstance(value, Vector):
+        allocas = []
+        for item in value:
+            alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
+            b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
+            allocas.append(alloca)
+        ctx.bind(name, VectorVariable(allocas, value.shape))
+    elif isinstance(value, ir.Stmt) or is_constant(value):
+        value = b.value(value)
+        alloca = b.emit(ir.AllocaStmt(value.dtype, name))
+        b.emit(ir.LocalStoreStmt(alloca, value))
+        ctx.bind(name, alloca)
+    else:
+        # Fields, ndarrays, funcs, tuples...: a compile-time alias.
+        ctx.bind(name, value)
+
+
+def assign(ctx: TraceContext, target: ast.expr, value) -> None:
+    """``target = value``: declares, stores, or unpacks into several targets."""
+    if isinstance(target, ast.Name):
+        current = ctx.find_local(target.id)
+        if isinstance(current, (ir.AllocaStmt, VectorVariable)):
+            store(ctx, lvalue(ctx, target), value, target)
+        elif isinstance(current, LoopIndex):
+            raise ctx.error(
+                TiSyntaxError,
+                target,
+                f"cannot assign to loop variable '{target.id}'",
+                f"copy it first: 'k = {target.id}', then change k",
+            )
+        elif current is MISSING:
+            declare(ctx, target.id, value)
+        else:
+            raise ctx.error(
+                TiSyntaxError,
+                target,
+                f"'{target.id}' is a compile-time value and cannot be assigned in a kernel",
+                "use a new local name",
+            )
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        items = unpack(ctx, value, len(target.elts), target)
+        for element, item in zip(target.elts, items, strict=True):
+            assign(ctx, element, item)
+    elif isinstance(target, (ast.Subscript, ast.Attribute)):
+        store(ctx, lvalue(ctx, target), value, target)
+    else:
+        raise ctx.unsupported(target, f"assigning to '{ast.unparse(target)}'")

@@ -1,0 +1,100 @@
+"""``ti.func`` calls: inlined where they are called, with their own scopes.
+
+Arguments are evaluated in the caller; a number or a vector is copied into a local of
+the callee (cast to the parameter's annotated type), so the callee may assign to it;
+a template parameter, or any other value (a field, a tuple), is bound as it is. The
+body is traced in place, in a new :class:`~ti_notebook.frontend.context.FunctionFrame`
+(names resolve in the func's own module and closure), and its one ``return`` gives
+the call's value.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.func
+    ... def clamp(v: ti.f32, hi) -> ti.f32:
+    ...     if v > hi:
+    ...         v = hi
+    ...     return v
+    >>> @ti.kernel
+    ... def clamped(a: ti.f32) -> ti.f32:
+    ...     return clamp(a, 2.5) + clamp(1, 2.5)
+    >>> clamped(7.0)
+    3.5
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.context import MISSING, TraceContext
+from ti_notebook.frontend.places import read
+from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
+from ti_notebook.ir import nodes as ir
+
+_MAX_INLINE_DEPTH = 48
+
+
+def inline(ctx: TraceContext, func, node: ast.Call):
+    """The value of ``func(...)`` (None without a return), its body traced in place."""
+    state = ctx.state
+    if state.inline_depth >= _MAX_INLINE_DEPTH:
+        raise ctx.error(
+            TiSyntaxError, node, "ti.func calls nest too deep (recursion is not supported)"
+        )
+    source = func.source()
+    state.reached_funcs[func.qualname] = source.digest()
+    params = func.parameters()
+    args = [ctx.expr(a) for a in node.args]
+    kwargs = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}
+    try:
+        bound = func.signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise ctx.error(TiTypeError, node, f"calling {func.name}(): {exc}") from None
+    bound.apply_defaults()
+    b = ctx.builder
+    saved_pos = b.pos
+    with ctx.function(source) as frame:
+        for name, value in bound.arguments.items():
+            _bind_parameter(ctx, name, value, params.get(name))
+        state.inline_depth += 1
+        try:
+            ctx.run_block(source.function_def.body, new_scope=False)
+        finally:
+            state.inline_depth -= 1
+            b.pos = saved_pos
+    return None if frame.return_value is MISSING else frame.return_value
+
+
+def _bind_parameter(ctx: TraceContext, name: str, value, annotation) -> None:
+    b = ctx.builder
+    if annotation == "template" or not (isinstance(value, (ir.Stmt, Vector)) or is_constant(value)):
+        ctx.bind(name, value)
+    elif isinstance(value, Vector):
+        allocas = []
+        for item in value:
+            alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
+            b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
+            allocas.append(alloca)
+        ctx.bind(name, VectorVariable(allocas, value.shape))
+    else:
+        item = b.value(value) if annotation is None else b.cast(value, annotation)
+        alloca = b.emit(ir.AllocaStmt(item.dtype, name))
+        b.emit(ir.LocalStoreStmt(alloca, item))
+        ctx.bind(name, alloca)
+
+
+def return_from_func(ctx: TraceContext, node: ast.Return) -> None:
+    """A ti.func's ``return``: its value becomes the call's."""
+    frame = ctx.frame
+    if ctx.state.depth != frame.entry_depth or frame.return_value is not MISSING:
+        raise ctx.error(
+            TiSyntaxError,
+            node,
+            "a ti.func may return only once, as its last statement, outside loops and ifs",
+            "store the result in a local and return it at the end",
+        )
+    value = None if node.value is None else ctx.expr(node.value)
+    if isinstance(value, ir.AllocaStmt | VectorVariable | LoopIndex):
+        value = read(ctx, value)
+    frame.return_value = value

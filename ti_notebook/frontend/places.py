@@ -1,0 +1,212 @@
+"""Places a kernel reads and writes: locals, field elements, their components.
+
+An assignment target becomes an *lvalue*: one alloca (a scalar local), one pointer (a
+field's or an ndarray's element), or :class:`~ti_notebook.frontend.values.Slots` (the
+components of a local vector or of a vector field's element, row-major). ``load``,
+``store`` and ``atomic_update`` work on any of them, so ``v[i].y = 1``, ``d[1] += 2``
+and ``ti.atomic_add(m[i][0, 1], 3)`` need no special case. A store casts to the
+place's type; a float stored into an integer local warns, as Taichi does.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> v = ti.Vector.field(3, ti.i32, shape=4)
+    >>> @ti.kernel
+    ... def poke() -> ti.i32:
+    ...     v[2].y = 7
+    ...     v[2][2] += 5
+    ...     d = v[2]
+    ...     d[0] = 1
+    ...     return d[0] + v[2].y + v[2][2]
+    >>> poke()
+    13
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
+from ti_notebook.frontend.context import TraceContext
+from ti_notebook.frontend.operands import as_vector, check_scalar
+from ti_notebook.frontend.pointers import index_values, is_matrix_field, subscript_pointer
+from ti_notebook.frontend.values import (
+    ComponentPointers,
+    LoopIndex,
+    Slots,
+    Vector,
+    VectorVariable,
+)
+from ti_notebook.frontend.vectors import COMPONENTS, element_positions
+from ti_notebook.ir import nodes as ir
+
+
+def read(ctx: TraceContext, value):
+    """A binding's current value: locals are loaded, everything else passes."""
+    b = ctx.builder
+    if isinstance(value, ir.AllocaStmt):
+        return b.emit(ir.LocalLoadStmt(value))
+    if isinstance(value, VectorVariable):
+        return Vector([b.emit(ir.LocalLoadStmt(a)) for a in value.allocas], value.shape)
+    if isinstance(value, LoopIndex):
+        return value.stmt
+    return value
+
+
+def lvalue(ctx: TraceContext, node: ast.expr):
+    """What an assignment target names: one pointer or alloca, or a vector's Slots.
+
+    None for a name that is not a local variable (assignments report those).
+    """
+    if isinstance(node, ast.Name):
+        local = ctx.find_local(node.id)
+        if isinstance(local, VectorVariable):
+            return Slots(local.allocas, local.shape)
+        return local if isinstance(local, ir.AllocaStmt) else None
+    if not isinstance(node, (ast.Subscript, ast.Attribute)):
+        raise ctx.unsupported(node, f"assigning to '{ast.unparse(node)}'")
+    nested = isinstance(node.value, (ast.Name, ast.Subscript))
+    inner = lvalue(ctx, node.value) if nested else None
+    if isinstance(node, ast.Attribute):
+        if not isinstance(inner, Slots):
+            raise ctx.error(
+                TiSyntaxError,
+                node,
+                f"cannot assign to '{ast.unparse(node)}': '{ast.unparse(node.value)}' is "
+                "not a vector",
+                "only the .x/.y/.z/.w components of a local vector or of a vector "
+                "field's element can be assigned",
+            )
+        return _component_slot(ctx, inner, node)
+    if isinstance(inner, Slots):  # d[1], v[i][k], m[i][r, c], M[r]
+        return _select_slots(ctx, inner, node)
+    if inner is not None:
+        raise ctx.error(
+            TiTypeError,
+            node.value,
+            f"'{ast.unparse(node.value)}' is a scalar and cannot be indexed",
+            "only vectors, matrices, fields and ndarrays take [index]",
+        )
+    base = ctx.expr(node.value)
+    indices = index_values(ctx, node.slice)
+    if is_matrix_field(base):
+        components = base.components
+        pointers = ComponentPointers(
+            lambda k: subscript_pointer(ctx, components[k], indices, node), len(components)
+        )
+        return Slots(pointers, base.element_shape)
+    return subscript_pointer(ctx, base, indices, node)
+
+
+def _select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
+    """``target[...] = ...`` on a vector/matrix target: one slot, or a row's Slots."""
+    found = element_positions(ctx, slots.shape, node)
+    if isinstance(found, list):
+        return Slots([slots.items[k] for k in found], (len(found),))
+    return slots.items[found]
+
+
+def _component_slot(ctx: TraceContext, slots: Slots, node: ast.Attribute):
+    """``target.x = ...``: the slot of component x/y/z/w of a vector target."""
+    k = COMPONENTS.get(node.attr)
+    if k is None or len(slots.shape) != 1:
+        raise ctx.error(
+            TiSyntaxError,
+            node,
+            f"cannot assign to '.{node.attr}' of a vector/matrix",
+            "only vectors' .x/.y/.z/.w components can be assigned by name",
+        )
+    if k >= slots.shape[0]:
+        raise ctx.error(TiSyntaxError, node, f"a {slots.shape[0]}-vector has no .{node.attr}")
+    return slots.items[k]
+
+
+# -- reading and writing -------------------------------------------------------------------
+def load(ctx: TraceContext, slot):
+    """The current value of an lvalue."""
+    b = ctx.builder
+    if isinstance(slot, Slots):
+        return Vector([load(ctx, item) for item in slot.items], slot.shape)
+    if isinstance(slot, ir.AllocaStmt):
+        return b.emit(ir.LocalLoadStmt(slot))
+    return b.emit(ir.GlobalLoadStmt(slot))
+
+
+def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
+    """``slot = value``, cast to the slot's type; a scalar fills every component."""
+    b = ctx.builder
+    if isinstance(slot, Slots):
+        _check_shape(ctx, slot, value, node)
+        parts = as_vector(ctx, value, len(slot.items), node)
+        for item, part in zip(slot.items, parts, strict=True):
+            store(ctx, item, part, node)
+        return
+    if isinstance(value, (Vector, tuple, list)):
+        raise ctx.error(TiTypeError, node, "cannot store a vector into a scalar")
+    check_scalar(ctx, value, node)
+    if isinstance(slot, ir.AllocaStmt):
+        _warn_if_narrowing(ctx, value, slot, node)
+        b.emit(ir.LocalStoreStmt(slot, b.cast(value, slot.dtype)))
+    else:
+        b.emit(ir.GlobalStoreStmt(slot, b.cast(value, slot.dtype)))
+
+
+def _warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.expr) -> None:
+    """Taichi's precision warning: a float stored into an integer local (or a wider
+    float into a narrower one) loses digits; the local keeps its first type."""
+    target = slot.dtype
+    if isinstance(value, float):
+        lossy = not target.is_float and not value.is_integer()
+        source = "a float"
+    elif isinstance(value, ir.Stmt) and value.dtype is not None and value.dtype.is_float:
+        lossy = not target.is_float or value.dtype.bits > target.bits
+        source = str(value.dtype)
+    else:
+        return
+    if not lossy:
+        return
+    pos = ctx.pos(node)
+    warnings.warn_explicit(
+        f"kernel '{ctx.state.name}': assigning {source} to the {target} local "
+        f"'{getattr(slot, 'name', '')}' may lose precision; a local keeps the type of "
+        f"its first value (write ti.cast(..., {target}), or start it as a float)",
+        TiPrecisionWarning,
+        pos.filename,
+        pos.lineno,
+    )
+
+
+def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
+    """An atomic ``op`` on an lvalue; the old value (a Vector for Slots)."""
+    if isinstance(slot, Slots):
+        _check_shape(ctx, slot, value, node)
+        parts = as_vector(ctx, value, len(slot.items), node)
+        pairs = zip(slot.items, parts, strict=True)
+        return Vector([atomic(ctx, op, item, part) for item, part in pairs], slot.shape)
+    if isinstance(value, (Vector, tuple, list)):
+        raise ctx.error(TiTypeError, node, "cannot apply a vector to a scalar")
+    check_scalar(ctx, value, node)
+    return atomic(ctx, op, slot, value)
+
+
+def _check_shape(ctx: TraceContext, slots: Slots, value, node: ast.expr) -> None:
+    """A vector stored into vector slots must have their shape."""
+    if isinstance(value, Vector) and value.shape != slots.shape:
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"cannot assign a value of shape {value.shape} to one of shape {slots.shape}",
+        )
+
+
+def atomic(ctx: TraceContext, op: str, ptr: ir.Stmt, value) -> ir.Stmt:
+    """One scalar atomic; bit operations need an integer destination."""
+    b = ctx.builder
+    if op in ("bit_and", "bit_or", "bit_xor") and ptr.dtype.is_float:
+        name = {"bit_and": "atomic_and", "bit_or": "atomic_or", "bit_xor": "atomic_xor"}
+        raise b.error(
+            TiTypeError,
+            f"ti.{name[op]} needs an integer destination, got {ptr.dtype}",
+            hint="bit operations work on integer fields and locals (ti.i32, ti.u32...)",
+        )
+    return b.emit(ir.AtomicOpStmt(op, ptr, b.cast(value, ptr.dtype)))
