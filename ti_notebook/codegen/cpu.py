@@ -36,9 +36,14 @@ MIN_GRAIN_LOOPING_BODY = 1
 CHUNKS_PER_THREAD = 4
 
 
+def symbol_name(kernel_name: str) -> str:
+    """The kernel's name as an LLVM symbol part: ASCII letters and digits only (JIT symbol
+    lookups are ASCII; 'füllen' becomes 'f_llen', the suffix keeps names unique)."""
+    return "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in kernel_name)
+
+
 def symbol_prefix(kernel_name: str) -> str:
-    safe = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in kernel_name)
-    return f"tin_{safe}_{next(_counter)}"
+    return f"tin_{symbol_name(kernel_name)}_{next(_counter)}"
 
 
 class CpuModuleGenerator:

@@ -25,6 +25,7 @@ import dataclasses
 import logging
 import time
 
+from ti_notebook.codegen.cpu import symbol_name
 from ti_notebook.compiler import cache_keys, cache_policy
 from ti_notebook.compiler.backends.base import Artifact
 from ti_notebook.compiler.driver import compile_kernel
@@ -58,9 +59,7 @@ class _Hooks:
             self.wants_object = False
             return None
         self.key = cache_keys.full_key(self.pre, self.dependencies)
-        # symbols are ASCII: a kernel named 'füllen' gets 'f_llen' (the key keeps it unique)
-        safe = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in self.request.name)
-        prefix = f"tin_{safe}_{self.key[:24]}"
+        prefix = f"tin_{symbol_name(self.request.name)}_{self.key[:24]}"
         if self.key in cache_policy.loaded:  # recompiling a key loaded here: the JIT has it
             prefix += f"_{len(cache_policy.loaded)}"
         return prefix

@@ -104,10 +104,7 @@ class IRBuilder:
                     hint="use ti.init(default_ip=ti.i64), or ti.cast(..., ti.i64) on a "
                     "smaller value",
                 )
-        if dtype.is_float:
-            value = float(dtype.np_dtype.type(value))
-        else:
-            value = _wrap_int(int(value), dtype)
+        value = float(dtype.np_dtype.type(value)) if dtype.is_float else dtype.wrap(int(value))
         return self.emit(ir.ConstStmt(value, dtype))
 
     def value(self, value, dtype: types.DataType | None = None) -> ir.Stmt:
@@ -214,13 +211,6 @@ def _fits(value: int, dtype: types.DataType) -> bool:
     if dtype.is_signed:
         return -(1 << (dtype.bits - 1)) <= value < 1 << (dtype.bits - 1)
     return 0 <= value < 1 << dtype.bits
-
-
-def _wrap_int(value: int, dtype: types.DataType) -> int:
-    value &= (1 << dtype.bits) - 1
-    if dtype.is_signed and value >= 1 << (dtype.bits - 1):
-        value -= 1 << dtype.bits
-    return value
 
 
 _SYMBOLS = {"floordiv": "//", "mod": "%", "truediv": "/"}

@@ -39,6 +39,18 @@ class DataType:
     def __call__(self, value):  # ti.f32(1) in Python scope casts like numpy
         return self.np_dtype.type(value).item()
 
+    def wrap(self, value: int) -> int:
+        """``value`` modulo 2**bits, as a store of this integer type keeps it (two's
+        complement for signed types): ``i8.wrap(300) == 44``, ``i8.wrap(200) == -56``.
+
+            >>> i8.wrap(300), i8.wrap(200), u8.wrap(-1)
+            (44, -56, 255)
+        """
+        value &= (1 << self.bits) - 1
+        if self.is_signed and value >= 1 << (self.bits - 1):
+            value -= 1 << self.bits
+        return value
+
 
 i8 = DataType("i8", 8, False, True)
 i16 = DataType("i16", 16, False, True)

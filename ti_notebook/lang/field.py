@@ -43,13 +43,6 @@ def normalize_shape(shape) -> tuple[int, ...]:
     return extents(shape, "field shape")
 
 
-def _wrap(value: int, dtype: types.DataType) -> int:
-    value &= (1 << dtype.bits) - 1
-    if dtype.is_signed and value >= 1 << (dtype.bits - 1):
-        value -= 1 << dtype.bits
-    return value
-
-
 def _integral_from_float(value: float, dtype: types.DataType, label: str) -> int:
     """``x[i] = 2.7`` on an integer field truncates as C does; a value the type cannot
     hold (1e20 into i32, inf, nan) is an error rather than an arbitrary number."""
@@ -206,7 +199,7 @@ class Field:
         self._materialize()
         index = self._index(key)
         if self.dtype.is_integral and isinstance(value, int):
-            value = _wrap(value, self.dtype)  # as a store in a kernel would
+            value = self.dtype.wrap(value)  # as a store in a kernel would
         elif self.dtype.is_integral and isinstance(value, (float, np.floating)):
             value = _integral_from_float(value, self.dtype, self.label)
         from ti_notebook.lang import sparse

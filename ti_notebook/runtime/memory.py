@@ -67,10 +67,6 @@ def roots_table() -> np.ndarray:
     return _roots
 
 
-def roots_table_address() -> int:
-    return _roots.ctypes.data
-
-
 class TreeMemory:
     """One tree's zero-initialised, page-aligned region and its roots-table slot."""
 
