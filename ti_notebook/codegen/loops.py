@@ -28,6 +28,7 @@ import llvmlite.ir as ll
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.interrupts import STRIP, short_constant_range
 from ti_notebook.ir import nodes as ir
+from ti_notebook.plan import visit
 
 
 class LoopsMixin:
@@ -102,11 +103,12 @@ class LoopsMixin:
         leaf = layout.levels[-1] if layout is not None else None
         # A nested layout's leaf block is short per axis (8 cells for 8x8 blocks): its
         # rows span the whole leaf block, whose own indices come from a few shifts.
-        whole_blocks = leaf is not None and len(layout.levels) >= 2 and len(leaf.axes) >= 2
-        if whole_blocks:
-            width, inner_axis = ll.Constant(c.I32, leaf.num_cells), None
-        elif leaf is not None:
-            width, inner_axis = ll.Constant(c.I32, leaf.extents[-1]), leaf.axes[-1]
+        # ``plan/visit.py`` decides the rows, and replays them as ``visit_order``.
+        whole_blocks = False
+        if layout is not None:
+            rows = visit.struct_rows(layout)
+            width, inner_axis = ll.Constant(c.I32, rows.width), rows.inner_axis
+            whole_blocks = rows.whole_blocks
         else:
             width, inner_axis = extents[-1], len(extents) - 1
         counter = self.alloca(c.I32, "flat")
@@ -190,12 +192,11 @@ class LoopsMixin:
 
     def skip_inactive_blocks(self, layout, indices, flat, counter, header) -> None:
         """Jumps over a whole block when its deepest non-leaf sparse cell is inactive."""
-        upper = [d for d, level in enumerate(layout.levels[:-1]) if level.is_sparse]
-        if not upper:
+        found = visit.skip_level(layout)
+        if found is None:
             return
-        depth = upper[-1]
+        depth, span = found
         level = layout.levels[depth]
-        span = math.prod(deeper.num_cells for deeper in layout.levels[depth + 1 :])
         b = self.b
         number = ll.Constant(c.I32, 0)
         divisors = layout.cell_divisors(level)

@@ -18,9 +18,10 @@ from __future__ import annotations
 import math
 
 from ti_notebook.errors import TiMemoryError, TiRuntimeError, TiTypeError, TiValueError
-from ti_notebook.lang import snode_layout as _layout
 from ti_notebook.lang.validate import extents
+from ti_notebook.plan import build as _layout
 from ti_notebook.plan import layout as _plan
+from ti_notebook.plan import tree as _tree
 from ti_notebook.runtime.memory import allocate_tree
 
 
@@ -170,9 +171,7 @@ class SNode:
         return cached
 
     def plan(self):
-        """The memory plan of this node and its subtree (see ``lang/tree_plan.py``)."""
-        from ti_notebook.lang.tree_plan import plan_of
-
+        """The memory plan of this node and its subtree (see ``plan/tree.py``)."""
         if self.kind != "root":
             self.layout()  # finalises ti.root's pending tree; checks it is alive
         elif self.builder.tree is None:
@@ -182,7 +181,7 @@ class SNode:
                 "ask a node of the finalized one, e.g. x.snode.parent(2).plan(), "
                 "or call fb.finalize() on a FieldsBuilder",
             )
-        return plan_of(self)
+        return _tree.plan_of(self)
 
     def __eq__(self, other) -> bool:
         return self is other

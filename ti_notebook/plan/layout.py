@@ -142,6 +142,19 @@ class FieldLayout:
                 below[a] *= e
         return below
 
+    def visit_order(self, active=None) -> np.ndarray:
+        """Field indices of the cells a struct-for over this field visits, in order.
+
+        See ``plan/visit.py``; ``active`` (field-shaped bools) drops the skipped cells.
+
+            >>> lv = LevelPlan("dense", (1, 0), (2, 2), (1, 1), 4, (8, 4), 0, 4, None, (2, 2))
+            >>> FieldLayout(0, "x", "f32", (2, 2), (lv,), 0, 4).visit_order().tolist()
+            [[0, 0], [1, 0], [0, 1], [1, 1]]
+        """
+        from ti_notebook.plan.visit import visit_order
+
+        return visit_order(self, active)
+
     def __str__(self) -> str:
         return self.describe()
 
