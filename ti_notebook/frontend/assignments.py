@@ -25,13 +25,12 @@ from __future__ import annotations
 import ast
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
-from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import binary, static_eval, unpack
 from ti_notebook.frontend.operators import BINARY_OPS
-from ti_notebook.frontend.places import atomic_update, load, lvalue, store
-from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
+from ti_notebook.frontend.places import atomic_update, declare, load, lvalue, store
+from ti_notebook.frontend.values import LoopIndex, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 
@@ -92,26 +91,6 @@ def _augmented_assign(ctx: TraceContext, node: ast.AugAssign) -> None:
         atomic_update(ctx, op, slot, value, target)
         return
     store(ctx, slot, binary(ctx, op, load(ctx, slot), value, node), target)
-
-
-def declare(ctx: TraceContext, name: str, value) -> None:
-    """A new local ``name`` holding ``value`` (a compile-time alias for non-numbers)."""
-    b = ctx.builder
-    if isinstance(value, Vector):
-        allocas = []
-        for item in value:
-            alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
-            b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
-            allocas.append(alloca)
-        ctx.bind(name, VectorVariable(allocas, value.shape))
-    elif isinstance(value, ir.Stmt) or is_constant(value):
-        value = b.value(value)
-        alloca = b.emit(ir.AllocaStmt(value.dtype, name))
-        b.emit(ir.LocalStoreStmt(alloca, value))
-        ctx.bind(name, alloca)
-    else:
-        # Fields, ndarrays, funcs, tuples...: a compile-time alias.
-        ctx.bind(name, value)
 
 
 def assign(ctx: TraceContext, target: ast.expr, value) -> None:

@@ -28,7 +28,7 @@ import ast
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import MISSING, TraceContext
-from ti_notebook.frontend.places import read
+from ti_notebook.frontend.places import declare, read
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
 
@@ -67,21 +67,12 @@ def inline(ctx: TraceContext, func, node: ast.Call):
 
 
 def _bind_parameter(ctx: TraceContext, name: str, value, annotation) -> None:
-    b = ctx.builder
     if annotation == "template" or not (isinstance(value, (ir.Stmt, Vector)) or is_constant(value)):
         ctx.bind(name, value)
-    elif isinstance(value, Vector):
-        allocas = []
-        for item in value:
-            alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
-            b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
-            allocas.append(alloca)
-        ctx.bind(name, VectorVariable(allocas, value.shape))
-    else:
-        item = b.value(value) if annotation is None else b.cast(value, annotation)
-        alloca = b.emit(ir.AllocaStmt(item.dtype, name))
-        b.emit(ir.LocalStoreStmt(alloca, item))
-        ctx.bind(name, alloca)
+        return
+    if annotation is not None and not isinstance(value, Vector):
+        value = ctx.builder.cast(value, annotation)  # a typed parameter converts its argument
+    declare(ctx, name, value)  # a fresh local, as `name = value` would make
 
 
 def return_from_func(ctx: TraceContext, node: ast.Return) -> None:

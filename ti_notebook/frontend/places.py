@@ -27,6 +27,7 @@ import ast
 import warnings
 
 from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
+from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.operands import as_vector, check_scalar
 from ti_notebook.frontend.pointers import index_values, is_matrix_field, subscript_pointer
@@ -39,6 +40,26 @@ from ti_notebook.frontend.values import (
 )
 from ti_notebook.frontend.vectors import COMPONENTS, element_positions
 from ti_notebook.ir import nodes as ir
+
+
+def declare(ctx: TraceContext, name: str, value) -> None:
+    """A new local ``name`` holding ``value`` (a compile-time alias for non-numbers)."""
+    b = ctx.builder
+    if isinstance(value, Vector):
+        allocas = []
+        for item in value:
+            alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
+            b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
+            allocas.append(alloca)
+        ctx.bind(name, VectorVariable(allocas, value.shape))
+    elif isinstance(value, ir.Stmt) or is_constant(value):
+        value = b.value(value)
+        alloca = b.emit(ir.AllocaStmt(value.dtype, name))
+        b.emit(ir.LocalStoreStmt(alloca, value))
+        ctx.bind(name, alloca)
+    else:
+        # Fields, ndarrays, funcs, tuples...: a compile-time alias.
+        ctx.bind(name, value)
 
 
 def read(ctx: TraceContext, value):

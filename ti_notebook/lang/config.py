@@ -52,17 +52,8 @@ class Config:
     verbose: bool = True
 
     def codegen_key(self) -> tuple:
-        """The options that change generated code: part of every compiled kernel's key."""
-        return (
-            self.arch,
-            self.default_fp.name,
-            self.default_ip.name,
-            self.debug,
-            self.check_bounds,
-            self.fast_math,
-            self.make_thread_local,
-            self.make_block_local,
-        )
+        """The options that change generated code (the compiler's own key, plus the arch)."""
+        return (self.arch, *self.compile_options().codegen_key())
 
     @property
     def num_threads(self) -> int:
