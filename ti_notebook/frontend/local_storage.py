@@ -11,8 +11,10 @@ import ast
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.context import KernelState, TraceContext
+from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.refs import FieldRef
 from ti_notebook.lang import ops
 from ti_notebook.lang.field import Field
 
@@ -28,9 +30,9 @@ def _block_local(ctx: TraceContext, node: ast.Call):
         value = ctx.expr(arg)
         components = getattr(value, "components", None)
         if components is not None:
-            fields.extend(components)
+            fields.extend(describe(ctx, component, arg) for component in components)
         elif isinstance(value, Field):
-            fields.append(value)
+            fields.append(describe(ctx, value, arg))
         else:
             raise ctx.error(
                 TiTypeError,
@@ -40,7 +42,7 @@ def _block_local(ctx: TraceContext, node: ast.Call):
             )
     loops = ctx.state.loops
     innermost = loops[-1][0] if loops else None
-    if isinstance(innermost, ir.StructForStmt) and isinstance(innermost.field, Field):
+    if isinstance(innermost, ir.StructForStmt) and isinstance(innermost.field, FieldRef):
         ctx.builder.emit(ir.BlockLocalStmt(fields))
         return
     # As in Taichi's documentation: written before a loop, it applies to the next one.
@@ -55,7 +57,7 @@ def attach_pending(state: KernelState, loop: ir.Stmt, builder) -> None:
         return
     state.pending_block_local = None
     fields, pos = pending
-    if not isinstance(loop, ir.StructForStmt) or not isinstance(loop.field, Field):
+    if not isinstance(loop, ir.StructForStmt) or not isinstance(loop.field, FieldRef):
         raise _misplaced(pos)
     stmt = builder.emit(ir.BlockLocalStmt(fields))
     stmt.pos = pos

@@ -29,6 +29,7 @@ import builtins
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend import local_storage
 from ti_notebook.frontend.context import TraceContext
+from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import check_scalar, static_eval, unpack
 from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector
@@ -198,7 +199,7 @@ def _struct_for(ctx: TraceContext, node, field: Field | SNode, config, grouped) 
     if field.ndim == 0:
         raise ctx.error(TiSyntaxError, node.iter, "cannot loop over a 0-D field")
     ctx.state.captured.setdefault(("field", id(field)), field)
-    loop = ir.StructForStmt(field, config)
+    loop = ir.StructForStmt(describe(ctx, field, node.iter), config)
     _emit_loop(ctx, node, loop, names, field.ndim)
 
 

@@ -23,6 +23,7 @@ import ast
 
 from ti_notebook.errors import TiIndexError, TiRuntimeError, TiTypeError, TiValueError
 from ti_notebook.frontend.context import TraceContext
+from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.operands import check_scalar
 from ti_notebook.frontend.values import NdarrayArg, Vector
 from ti_notebook.ir import nodes as ir
@@ -89,7 +90,7 @@ def subscript_pointer(ctx: TraceContext, base, indices: list, node: ast.Subscrip
         cast.append(b.cast(value, types.i32))
     if isinstance(base, Field):
         ctx.state.captured.setdefault(("field", id(base)), base)
-        return b.emit(ir.GlobalPtrStmt(base, cast))
+        return b.emit(ir.GlobalPtrStmt(describe(ctx, base, node), cast))
     return b.emit(ir.ExternalPtrStmt(base.arg_index, base.ndim, cast, base.dtype))
 
 

@@ -23,6 +23,7 @@ import ast
 
 from ti_notebook.errors import TiTypeError
 from ti_notebook.frontend.context import TraceContext
+from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import check_scalar
 from ti_notebook.frontend.values import Vector
@@ -56,7 +57,9 @@ def _snode_op(op: str):
         indices = _indices(ctx, node.args[1], snode, name)
         dtype = types.i32 if op == "is_active" else None
         ctx.state.captured.setdefault(("snode", id(snode)), snode)
-        result = ctx.builder.emit(ir.SNodeOpStmt(op, snode, indices, dtype))
+        result = ctx.builder.emit(
+            ir.SNodeOpStmt(op, describe(ctx, snode, node.args[0]), indices, dtype)
+        )
         return result if op == "is_active" else None
 
     return handler

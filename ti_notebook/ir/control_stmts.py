@@ -10,8 +10,7 @@ Re-exported by :mod:`ti_notebook.ir.nodes`, which every pass imports as ``ir``.
 
 from __future__ import annotations
 
-from typing import Any
-
+from ti_notebook.ir.refs import FieldRef, NodeRef
 from ti_notebook.ir.stmt import Stmt, owned_block
 
 
@@ -69,12 +68,16 @@ class RangeForStmt(Stmt):
 
 
 class StructForStmt(Stmt):
-    """``for I in field``: visits the active cells of ``field``'s SNode."""
+    """``for I in field``: visits the active cells of ``field``'s SNode.
+
+    ``field`` is the descriptor of the field or SNode looped over
+    (:class:`~ti_notebook.ir.refs.FieldRef` or ``NodeRef``).
+    """
 
     block_names = ("body",)
     has_side_effect = True
 
-    def __init__(self, field: Any, config: dict | None = None) -> None:
+    def __init__(self, field: FieldRef | NodeRef | None, config: dict | None = None) -> None:
         super().__init__(None)
         self.field = field
         self.config = dict(config or {})
@@ -153,7 +156,7 @@ class OffloadedStmt(Stmt):
         self.config = dict(config or {})
         self.begin: Stmt | int = 0
         self.end: Stmt | int = 0
-        self.field: Any = None
+        self.field: FieldRef | NodeRef | None = None  # a struct-for's, as its loop's
         self.loop: Stmt | None = None  # the for statement this task came from
         # struct-fors whose body may change the activity of the cells they visit: the
         # (start, bytes) of the tree's bitmasks, copied when the task starts, so the loop

@@ -10,19 +10,21 @@ Re-exported by :mod:`ti_notebook.ir.nodes`, which every pass imports as ``ir``.
 
 from __future__ import annotations
 
-from typing import Any
-
+from ti_notebook.ir.refs import FieldRef, NodeRef
 from ti_notebook.ir.stmt import Stmt
 from ti_notebook.ir.types import DataType
 
 
 # -- memory ----------------------------------------------------------------------------
 class GlobalPtrStmt(Stmt):
-    """Pointer to ``field[indices]`` (before lowering to address arithmetic)."""
+    """Pointer to ``field[indices]`` (before lowering to address arithmetic).
+
+    ``field`` is the field's descriptor (:class:`~ti_notebook.ir.refs.FieldRef`).
+    """
 
     operand_names = ("indices",)
 
-    def __init__(self, field: Any, indices: list[Stmt]) -> None:
+    def __init__(self, field: FieldRef, indices: list[Stmt]) -> None:
         super().__init__(field.dtype)
         self.field, self.indices = field, indices
         # (scratch buffer, tree offset it starts at): the element's private copy instead
@@ -106,23 +108,27 @@ class AtomicOpStmt(Stmt):
 class SNodeOpStmt(Stmt):
     """``ti.is_active/activate/deactivate(snode, indices)``; ``lower_access`` expands it.
 
+    ``snode`` is the node's descriptor (:class:`~ti_notebook.ir.refs.NodeRef`);
     ``indices`` are in the node's own index space (cells of ``snode.shape``).
     """
 
     operand_names = ("indices",)
     has_side_effect = True
 
-    def __init__(self, op: str, snode: Any, indices: list[Stmt], dtype=None) -> None:
+    def __init__(self, op: str, snode: NodeRef, indices: list[Stmt], dtype=None) -> None:
         super().__init__(dtype)
         self.op, self.snode, self.indices = op, snode, list(indices)
 
 
 class BlockLocalStmt(Stmt):
-    """``ti.block_local(*fields)`` at the top of a struct-for; ``make_block_local`` acts."""
+    """``ti.block_local(*fields)`` at the top of a struct-for; ``make_block_local`` acts.
+
+    ``fields``: the cached fields' descriptors (:class:`~ti_notebook.ir.refs.FieldRef`).
+    """
 
     has_side_effect = True
 
-    def __init__(self, fields: list) -> None:
+    def __init__(self, fields: list[FieldRef]) -> None:
         super().__init__(None)
         self.fields = list(fields)
 

@@ -150,10 +150,8 @@ def _deactivate(emit: arith.Emitter, snode, layout, indices: list[ir.Stmt]) -> N
     offset = arith.element_offset(inner, layout, indices)
     cell = inner(ir.PtrOffsetStmt(inner(ir.RootPtrStmt(layout.tree_id)), offset, types.u8))
     inner(ir.MemsetZeroStmt(cell, level.cell_size))
-    for below in snode.sparse_subtree():
-        if below is snode:
-            continue
-        _clear_descendant_bits(inner, layout.tree_id, level, below.level_plan, indices)
+    for deeper in snode.sparse_below:
+        _clear_descendant_bits(inner, layout.tree_id, level, deeper, indices)
 
 
 def _clear_descendant_bits(emit, tree_id: int, level, deeper, indices: list[ir.Stmt]) -> None:

@@ -102,7 +102,7 @@ def _accesses(loop: ir.StructForStmt, field, ndim: int) -> dict:
     uses = transform.use_counts(loop.body)
     found = {}
     for ptr in loop.body.walk():
-        if not (isinstance(ptr, ir.GlobalPtrStmt) and ptr.field is field):
+        if not (isinstance(ptr, ir.GlobalPtrStmt) and ptr.field == field):
             continue
         ranges = []
         for axis, index in enumerate(ptr.indices):
@@ -148,7 +148,7 @@ def _apply(kernel: KernelIR, loop: ir.StructForStmt, fields: list, pos) -> None:
     block = [1] * ndim
     for a, extent in zip(leaf.axes, leaf.extents, strict=True):
         block[a] *= extent
-    block_node = field._snode.parent(2)
+    block_node = field.parent(2)
     plans = []
     for cached in fields:
         if cached.ndim != ndim:

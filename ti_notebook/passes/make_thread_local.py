@@ -48,7 +48,7 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
 def _destination(ptr: ir.Stmt):
     """(key, description, dtype) of a reducible destination, else None."""
     if isinstance(ptr, ir.GlobalPtrStmt) and ptr.field.ndim == 0:
-        return ("field", id(ptr.field)), f"{ptr.field.name}[None]", ptr.field.dtype
+        return ("field", ptr.field), f"{ptr.field.name}[None]", ptr.field.dtype
     if isinstance(ptr, ir.TempPtrStmt):
         # A kernel-scope local that the loop accumulates into and code after it reads.
         return ("temp", ptr.offset), f"local at temp +{ptr.offset}", ptr.dtype
