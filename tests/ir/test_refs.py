@@ -14,6 +14,7 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.compiler import driver
+from ti_notebook.errors import TiRuntimeError
 from ti_notebook.frontend.descriptors import field_ref, node_ref
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.refs import FieldRef, NodeRef
@@ -137,3 +138,20 @@ def test_descriptors_compare_by_what_they_describe():
     assert isinstance(ref.parent(), NodeRef) and ref.parent().shape == (8,)
     with pytest.raises(dataclasses.FrozenInstanceError):
         ref.name = "z"
+
+
+def test_a_destroyed_tree_is_reported_as_before_descriptors():
+    """Describing a field at trace time raises what compiling it raised: same message,
+    located at the kernel."""
+    fb = ti.FieldsBuilder()
+    x = ti.field(ti.f32, name="x")
+    fb.dense(ti.i, 4).place(x)
+    fb.finalize().destroy()
+
+    @ti.kernel
+    def loop():
+        for i in x:
+            x[i] = 1.0
+
+    with pytest.raises(TiRuntimeError, match="belongs to an SNode tree that was destroyed"):
+        loop()

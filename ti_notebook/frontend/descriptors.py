@@ -15,10 +15,8 @@ same descriptor while its plan stays the same.
 
 from __future__ import annotations
 
-import ast
 import weakref
 
-from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir.refs import FieldRef, NodeRef
 from ti_notebook.lang.snode import SNode
 
@@ -59,10 +57,8 @@ def node_ref(snode) -> NodeRef:
     return ref
 
 
-def describe(ctx, value, node: ast.AST):
-    """``value``'s descriptor (a field's or an SNode's); a field or node that cannot be
-    used (unplaced, unfinalized, destroyed) is an error at ``node``'s line."""
-    try:
-        return node_ref(value) if isinstance(value, SNode) else field_ref(value)
-    except TiRuntimeError as exc:
-        raise ctx.error(TiRuntimeError, node, exc.message, exc.hint) from None
+def describe(value):
+    """``value``'s descriptor, a field's or an SNode's. A field or node that cannot be
+    used (unplaced, unfinalized, destroyed) raises the error its ``layout()`` raises,
+    as compiling it did when the IR held the live object."""
+    return node_ref(value) if isinstance(value, SNode) else field_ref(value)

@@ -30,9 +30,9 @@ def _block_local(ctx: TraceContext, node: ast.Call):
         value = ctx.expr(arg)
         components = getattr(value, "components", None)
         if components is not None:
-            fields.extend(describe(ctx, component, arg) for component in components)
+            fields.extend(describe(component) for component in components)
         elif isinstance(value, Field):
-            fields.append(describe(ctx, value, arg))
+            fields.append(describe(value))
         else:
             raise ctx.error(
                 TiTypeError,

@@ -199,7 +199,7 @@ def _struct_for(ctx: TraceContext, node, field: Field | SNode, config, grouped) 
     if field.ndim == 0:
         raise ctx.error(TiSyntaxError, node.iter, "cannot loop over a 0-D field")
     ctx.state.captured.setdefault(("field", id(field)), field)
-    loop = ir.StructForStmt(describe(ctx, field, node.iter), config)
+    loop = ir.StructForStmt(describe(field), config)
     _emit_loop(ctx, node, loop, names, field.ndim)
 
 

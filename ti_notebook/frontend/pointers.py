@@ -90,7 +90,7 @@ def subscript_pointer(ctx: TraceContext, base, indices: list, node: ast.Subscrip
         cast.append(b.cast(value, types.i32))
     if isinstance(base, Field):
         ctx.state.captured.setdefault(("field", id(base)), base)
-        return b.emit(ir.GlobalPtrStmt(describe(ctx, base, node), cast))
+        return b.emit(ir.GlobalPtrStmt(describe(base), cast))
     return b.emit(ir.ExternalPtrStmt(base.arg_index, base.ndim, cast, base.dtype))
 
 

@@ -57,9 +57,7 @@ def _snode_op(op: str):
         indices = _indices(ctx, node.args[1], snode, name)
         dtype = types.i32 if op == "is_active" else None
         ctx.state.captured.setdefault(("snode", id(snode)), snode)
-        result = ctx.builder.emit(
-            ir.SNodeOpStmt(op, describe(ctx, snode, node.args[0]), indices, dtype)
-        )
+        result = ctx.builder.emit(ir.SNodeOpStmt(op, describe(snode), indices, dtype))
         return result if op == "is_active" else None
 
     return handler
