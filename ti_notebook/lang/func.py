@@ -35,8 +35,8 @@ def resolve_annotation(func, annotation):
     return annotation
 
 
-class KernelBase:
-    """A ``@ti.kernel`` before compiling: its Python function, name and source."""
+class _Decorated:
+    """What ``@ti.kernel`` and ``@ti.func`` keep of the Python function they decorate."""
 
     def __init__(self, func) -> None:
         functools.update_wrapper(self, func)
@@ -46,26 +46,22 @@ class KernelBase:
         self._source: FunctionSource | None = None
 
     def source(self) -> FunctionSource:
+        """The function's parsed source (read once, from its file or notebook cell)."""
         if self._source is None:
             self._source = FunctionSource.of(self.func)
         return self._source
 
 
-class Func:
+class KernelBase(_Decorated):
+    """A ``@ti.kernel`` before compiling: its Python function, name and source."""
+
+
+class Func(_Decorated):
     """A ``@ti.func``: inlined into the kernels that call it."""
 
     def __init__(self, func) -> None:
-        functools.update_wrapper(self, func)
-        self.func = func
-        self.name = func.__name__
+        super().__init__(func)
         self.qualname = f"{func.__module__}.{func.__qualname__}"
-        self.signature = inspect.signature(func)
-        self._source: FunctionSource | None = None
-
-    def source(self) -> FunctionSource:
-        if self._source is None:
-            self._source = FunctionSource.of(self.func)
-        return self._source
 
     def parameters(self) -> dict:
         """name → "template", a DataType, or None (typed by the value passed)."""
