@@ -118,6 +118,11 @@ class SNode:
             node = node._parent
         return nodes[::-1]
 
+    def cells_in_tree(self) -> int:
+        """How many cells of this node the whole tree has (its extents times its
+        ancestors'): the bits of its activity mask, the cells a struct-for counts."""
+        return math.prod(math.prod(n.extents) for n in self.path())
+
     @property
     def shape(self) -> tuple[int, ...]:
         ndim = max((a + 1 for n in self.path() for a in n.axes), default=0)
@@ -260,7 +265,7 @@ def _check_cell_counts(root) -> None:
     for node in _layout.walk(root):
         if node.kind == "place":
             continue
-        cells = math.prod(math.prod(n.extents) for n in node.path() if n.kind != "root")
+        cells = node.cells_in_tree()
         if cells > MAX_CELLS:
             what = ", ".join(
                 leaf.field.label for leaf in _layout.walk(node) if leaf.kind == "place"
@@ -284,8 +289,7 @@ class SNodeTree:
         mask_offsets = {}
         for node in self.sparse_nodes:
             mask_offsets[id(node)] = size
-            total_cells = math.prod(math.prod(n.extents) for n in node.path())
-            size += (total_cells + 63) // 64 * 8
+            size += _plan.mask_bytes(node.cells_in_tree())
         self.mask_offsets = mask_offsets
         self.nbytes = size
         _check_cell_counts(builder.root)

@@ -6,9 +6,11 @@ builtins (``ti.is_active``...). Every number comes from ``field.layout()``.
 
 from __future__ import annotations
 
+import math
+
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform, types
-from ti_notebook.plan.layout import FieldLayout, LevelPlan
+from ti_notebook.plan.layout import FieldLayout, LevelPlan, mask_bytes
 
 
 class Emitter:
@@ -114,10 +116,8 @@ def mask_span(layout: FieldLayout) -> tuple[int, int]:
     spans = []
     for level in layout.levels:
         if level.is_sparse:
-            cells = 1
-            for extent in level.grid:
-                cells *= extent
-            spans.append((level.mask_offset, level.mask_offset + (cells + 63) // 64 * 8))
+            end = level.mask_offset + mask_bytes(math.prod(level.grid))
+            spans.append((level.mask_offset, end))
     start = min(a for a, _ in spans)
     return start, max(b for _, b in spans) - start
 

@@ -27,6 +27,16 @@ import dataclasses
 import numpy as np
 
 
+def mask_bytes(cells: int) -> int:
+    """Bytes of a sparse level's activity bitmask: one bit per cell in 64-bit words (the
+    tree reserves it, and a struct-for's snapshot copies it, with this one rule).
+
+        >>> mask_bytes(1), mask_bytes(64), mask_bytes(65)
+        (8, 8, 16)
+    """
+    return (cells + 63) // 64 * 8
+
+
 @dataclasses.dataclass(frozen=True)
 class LevelPlan:
     """One SNode level on a field's path from the root."""
