@@ -123,6 +123,8 @@ def test_fill_inside_a_loop_and_a_func():
 
     @ti.kernel
     def repeated():
+        # serialized: three parallel iterations filling one field would race
+        ti.loop_config(serialize=True)
         for k in range(3):
             reset(x, k)
             out[None] += x[0]

@@ -129,8 +129,7 @@ class CpuModuleGenerator:
         if task.snapshot is not None:
             emitter.snapshot = (task.field.layout().tree_id, self.snapshot_root(emitter, task))
         if task.kind == "struct_for":
-            layout = task.field.layout()
-            emitter.counted_loop(task.loop, begin, end, None, None, task.body, layout=layout)
+            emitter.row_loop(task, task.loop, begin, end)
         else:
             extents = [emitter.v(e) for e in task.extents]
             starts = [emitter.v(s) for s in task.starts]

@@ -13,10 +13,12 @@ from ti_notebook.codegen import cold_path
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.common import Arithmetic, llvm_type
 from ti_notebook.codegen.interrupts import InterruptPolls
-from ti_notebook.codegen.loops import LoopsMixin
+from ti_notebook.codegen.loops import LoopsMixin, RowState
 from ti_notebook.codegen.rng import RandomMixin
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
+
+_NO_WRAP_OPS = {"add": ll.IRBuilder.add, "sub": ll.IRBuilder.sub, "mul": ll.IRBuilder.mul}
 
 
 class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
@@ -35,7 +37,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         self.values: dict[int, ll.Value] = {}
         self.cached: dict[tuple, ll.Value] = {}
         self.loop_indices: dict[int, list[ll.Value]] = {}
-        self.loop_linear: dict[int, ll.Value] = {}
+        self.rows: dict[int, RowState] = {}  # the row loops being emitted, by loop id
         self.loop_targets: list[tuple[ll.Block, ll.Block]] = []  # (continue, break)
         # ti.random: the task loop, its current flat index, and per site (its number,
         # its counter when it sits in a nested loop); see codegen/rng.py
@@ -135,7 +137,11 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         )
 
     def emit_BinaryOp(self, s: ir.BinaryOpStmt):
-        return self.binary(s.op, self.v(s.lhs), self.v(s.rhs), s.lhs.dtype)
+        lhs, rhs = self.v(s.lhs), self.v(s.rhs)
+        if s.no_wrap and s.op in _NO_WRAP_OPS and not s.dtype.is_float:
+            flags = ["nsw"] if s.dtype.is_signed else ["nuw"]
+            return _NO_WRAP_OPS[s.op](self.b, lhs, rhs, flags=flags)
+        return self.binary(s.op, lhs, rhs, s.lhs.dtype)
 
     def emit_UnaryOp(self, s: ir.UnaryOpStmt):
         return self.unary(s.op, self.v(s.operand), s.dtype)

@@ -72,16 +72,42 @@ class StructForStmt(Stmt):
 
     ``field`` is the descriptor of the field or SNode looped over
     (:class:`~ti_notebook.ir.refs.FieldRef` or ``NodeRef``).
+
+    ``passes/lower_struct_for.py`` turns it (and a ``struct_for`` task) into a *row
+    loop*: a flat counter runs over ``[begin, end)`` (the cells in memory order, or a
+    task's chunk of them) in rows, runs of at most ``row_width`` counter values, each
+    ending at a multiple of ``row_width``. Per row, ``row_head`` runs once with
+    :class:`~ti_notebook.ir.value_stmts.RowStartStmt` (the counter at the row's first
+    cell); a :class:`SkipRowsStmt` there moves the counter on and goes to the next row.
+    Then ``body`` runs per cell with :class:`~ti_notebook.ir.value_stmts.RowOffsetStmt`
+    (0, 1, ... in the row). What ``row_head`` defines, ``body`` may use. A backend
+    chooses how rows map to threads (a CPU thread runs a chunk's rows in order; a GPU
+    thread may run one cell after its row's head).
     """
 
-    block_names = ("body",)
+    block_names = ("row_head", "body")
     has_side_effect = True
 
     def __init__(self, field: FieldRef | NodeRef | None, config: dict | None = None) -> None:
         super().__init__(None)
         self.field = field
         self.config = dict(config or {})
+        self.row_width: int | None = None  # set when lowered to a row loop
+        self.row_head = owned_block(self)
         self.body = owned_block(self)
+
+
+class SkipRowsStmt(Stmt):
+    """In a row loop's ``row_head`` (see :class:`StructForStmt`): the counter becomes
+    ``next`` (i32) and the loop goes on with the row starting there; the rest of this
+    row is not visited."""
+
+    operand_names = ("next",)
+    has_side_effect = True
+
+    def __init__(self, loop: Stmt, next: Stmt) -> None:
+        super().__init__(None)
+        self.loop, self.next = loop, next
 
 
 class BreakStmt(Stmt):
@@ -147,7 +173,7 @@ class OffloadedStmt(Stmt):
     """
 
     operand_names = ("begin", "end", "extents", "starts")
-    block_names = ("prologue", "body", "epilogue")
+    block_names = ("prologue", "row_head", "body", "epilogue")
     has_side_effect = True
 
     def __init__(self, kind: str, config: dict | None = None) -> None:
@@ -165,6 +191,8 @@ class OffloadedStmt(Stmt):
         # ndrange axes of the loop, as values available inside the task
         self.extents: list[Stmt] = []
         self.starts: list[Stmt] = []
+        self.row_width: int | None = None  # a lowered struct-for's rows (RowLoop)
         self.prologue = owned_block(self)
+        self.row_head = owned_block(self)
         self.body = owned_block(self)
         self.epilogue = owned_block(self)

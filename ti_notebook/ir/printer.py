@@ -40,6 +40,12 @@ def _describe(stmt: ir.Stmt) -> str:
             return f"loop_index {_name(stmt.loop)} axis {stmt.axis}"
         case ir.LoopLinearIndexStmt():
             return f"loop_linear_index {_name(stmt.loop)}"
+        case ir.RowStartStmt():
+            return f"row_start {_name(stmt.loop)}"
+        case ir.RowOffsetStmt():
+            return f"row_offset {_name(stmt.loop)}"
+        case ir.SkipRowsStmt():
+            return f"skip_rows {_name(stmt.loop)} to {_name(stmt.next)}"
         case ir.AllocaStmt():
             return f"alloca {stmt.name}"
         case ir.GlobalPtrStmt():
@@ -69,10 +75,12 @@ def _describe(stmt: ir.Stmt) -> str:
             extra = f" ndrange{_name(stmt.extents)}" if stmt.extents else ""
             return f"range_for {_name(stmt.begin)}..{_name(stmt.end)}{extra} {stmt.config or ''}"
         case ir.StructForStmt():
-            return f"struct_for {stmt.field.name} {stmt.config or ''}"
+            rows = f" rows of {stmt.row_width}" if stmt.row_width else ""
+            return f"struct_for {stmt.field.name}{rows} {stmt.config or ''}".rstrip()
         case ir.OffloadedStmt():
             rng = f" {_name(stmt.begin)}..{_name(stmt.end)}" if stmt.kind != "serial" else ""
-            return f"offloaded {stmt.kind}{rng} {stmt.config or ''}".rstrip()
+            rows = f" rows of {stmt.row_width}" if stmt.row_width else ""
+            return f"offloaded {stmt.kind}{rng}{rows} {stmt.config or ''}".rstrip()
         case ir.SNodeOpStmt():
             return f"{stmt.op} {stmt.snode.name}{_name(stmt.indices)}"
         case ir.BlockLocalStmt():
@@ -89,6 +97,9 @@ def _describe(stmt: ir.Stmt) -> str:
     return f"{kind.lower()} {operands}".rstrip()
 
 
+_OMITTED_WHEN_EMPTY = ("false_block", "prologue", "row_head", "epilogue")
+
+
 def format_block(block: ir.Block, indent: int = 0) -> str:
     lines: list[str] = []
     pad = "  " * indent
@@ -97,9 +108,7 @@ def format_block(block: ir.Block, indent: int = 0) -> str:
         lines.append(f"{pad}${stmt.id}{typed} = {_describe(stmt)}")
         for name in stmt.block_names:
             child = getattr(stmt, name)
-            if child is None or (not child.stmts and name in ("false_block", "prologue")):
-                continue
-            if not child.stmts and name == "epilogue":
+            if child is None or (not child.stmts and name in _OMITTED_WHEN_EMPTY):
                 continue
             lines.append(f"{pad}  {name}:")
             text = format_block(child, indent + 2)

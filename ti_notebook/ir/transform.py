@@ -15,6 +15,15 @@ from collections import Counter
 
 from ti_notebook.ir import nodes as ir
 
+# statements that name their loop (an attribute, not an operand)
+_NAMES_A_LOOP = (
+    ir.LoopIndexStmt,
+    ir.LoopLinearIndexStmt,
+    ir.RowStartStmt,
+    ir.RowOffsetStmt,
+    ir.SkipRowsStmt,
+)
+
 
 def replace_uses(root: ir.Block, old: ir.Stmt, new: ir.Stmt) -> None:
     """Makes every statement under ``root`` that reads ``old`` read ``new``."""
@@ -22,7 +31,7 @@ def replace_uses(root: ir.Block, old: ir.Stmt, new: ir.Stmt) -> None:
         if old in stmt.operands():
             stmt.replace_operand(old, new)
         loop = getattr(stmt, "loop", None)
-        if loop is old and isinstance(stmt, ir.LoopIndexStmt):
+        if loop is old and isinstance(stmt, _NAMES_A_LOOP):
             stmt.loop = new
 
 

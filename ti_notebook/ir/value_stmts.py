@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ti_notebook.ir.stmt import Stmt
-from ti_notebook.ir.types import DataType, i64
+from ti_notebook.ir.types import DataType, i32, i64
 
 
 # -- values ------------------------------------------------------------------------
@@ -46,13 +46,19 @@ class BinaryOpStmt(Stmt):
 
     ops: add sub mul truediv floordiv mod pow min max atan2 bit_and bit_or bit_xor
     shl shr lt le gt ge eq ne logical_and logical_or
+
+    ``no_wrap`` (add, sub, mul of integers): the compiler knows the result fits, as for
+    index arithmetic it made itself; a backend may optimise on it (LLVM's nsw/nuw).
     """
 
     operand_names = ("lhs", "rhs")
 
-    def __init__(self, op: str, lhs: Stmt, rhs: Stmt, dtype: DataType) -> None:
+    def __init__(
+        self, op: str, lhs: Stmt, rhs: Stmt, dtype: DataType, no_wrap: bool = False
+    ) -> None:
         super().__init__(dtype)
         self.op, self.lhs, self.rhs = op, lhs, rhs
+        self.no_wrap = no_wrap
 
 
 class UnaryOpStmt(Stmt):
@@ -109,6 +115,23 @@ class LoopIndexStmt(Stmt):
     def __init__(self, loop: Stmt, axis: int, dtype: DataType) -> None:
         super().__init__(dtype)
         self.loop, self.axis = loop, axis
+
+
+class RowStartStmt(Stmt):
+    """In a row loop's ``row_head`` (see ``control_stmts.StructForStmt``): the flat counter
+    (i32) at the first cell of the row being started."""
+
+    def __init__(self, loop: Stmt) -> None:
+        super().__init__(i32)
+        self.loop = loop
+
+
+class RowOffsetStmt(Stmt):
+    """In a row loop's ``body``: the cell's position (i32) after the row's first cell."""
+
+    def __init__(self, loop: Stmt) -> None:
+        super().__init__(i32)
+        self.loop = loop
 
 
 class LoopLinearIndexStmt(Stmt):

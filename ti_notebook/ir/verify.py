@@ -8,7 +8,10 @@
   serial code of a task runs before every later task);
 - each operand has a type (but the byte pointers of a tree's root, a block-local buffer
   and a scratch allocation, whose users type the addresses made from them);
-- ``break`` and ``continue`` sit inside a loop.
+- ``break`` and ``continue`` sit inside a loop;
+- a lowered struct-for (a row loop, ``passes/lower_struct_for.py``) has a row width; what
+  its ``row_head`` defines its ``body`` may use, and ``SkipRows`` sits in the row head of
+  the loop it names.
 
 ``ti.init(debug=True)`` runs :func:`verify` after every pass (``passes/pipeline.py``), so
 a pass that breaks the IR is named at once instead of surfacing as wrong code.
@@ -66,6 +69,8 @@ class _Checker:
             self.operands(stmt, here, [n for n in stmt.operand_names if n not in inside])
             if isinstance(stmt, (ir.BreakStmt, ir.ContinueStmt)) and not in_loop:
                 self.fail(stmt, "is not inside a loop")
+            if isinstance(stmt, ir.SkipRowsStmt) and not _in_row_head_of(stmt):
+                self.fail(stmt, "is not in the row head of the loop it names")
             defined |= self.children(stmt, here, in_loop)
             defined.add(stmt.id)
         return defined
@@ -90,11 +95,32 @@ class _Checker:
             loop = in_loop or stmt.kind != "serial"
             prologue = self.block(stmt.prologue, visible, loop)
             self.operands(stmt, visible | prologue, list(_INSIDE_TASK))
-            body = self.block(stmt.body, visible | prologue, loop)
+            head = self.row_head(stmt, visible | prologue, loop)
+            body = self.block(stmt.body, visible | prologue | head, loop)
             self.block(stmt.epilogue, visible | prologue, loop)
             # serial tasks run inline, in order: what they define, later tasks may use
             return body if stmt.kind == "serial" else set()
         loop = in_loop or isinstance(stmt, _LOOPS)
+        if isinstance(stmt, ir.StructForStmt):
+            head = self.row_head(stmt, visible, loop)
+            self.block(stmt.body, visible | head, loop)
+            return set()
         for child in stmt.blocks():
             self.block(child, visible, loop)
         return set()
+
+    def row_head(self, stmt: ir.Stmt, visible: frozenset, in_loop: bool) -> frozenset:
+        """Checks a row loop's head; returns what it defines (its body sees it)."""
+        if stmt.row_head.stmts and not stmt.row_width:
+            self.fail(stmt, "has a row head but no row width")
+        return frozenset(self.block(stmt.row_head, visible, in_loop))
+
+
+def _in_row_head_of(skip: ir.SkipRowsStmt) -> bool:
+    block = skip.parent
+    while block is not None and block.owner is not None:
+        owner = block.owner
+        if block is getattr(owner, "row_head", None):
+            return skip.loop is (owner.loop if isinstance(owner, ir.OffloadedStmt) else owner)
+        block = owner.parent
+    return False

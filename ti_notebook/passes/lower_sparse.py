@@ -95,7 +95,7 @@ def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
     for loop in loops:
         layout = loop.field.layout()
         # Sparse levels above the leaf are checked once per block by the loop itself
-        # (codegen/loops.py); the leaf's own bits are checked per cell here.
+        # (passes/lower_struct_for.py); the leaf's own bits are checked per cell here.
         sparse = [layout.levels[-1]] if layout.levels[-1].is_sparse else []
         if not sparse:
             continue

@@ -34,6 +34,7 @@ from ti_notebook.passes import (
     eliminate_dead_code,
     lower_access,
     lower_sparse,
+    lower_struct_for,
     make_block_local,
     make_thread_local,
     offload,
@@ -56,6 +57,8 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("prove_bounds", prove_bounds.run),
     ("lower_sparse", lower_sparse.run),
     ("lower_access", lower_access.run),
+    # last of the lowering: the passes above read a struct-for's indices as LoopIndex
+    ("lower_struct_for", lower_struct_for.run),
     ("eliminate_dead_code", eliminate_dead_code.run),
     ("typecheck_final", typecheck.run),
 )

@@ -1,13 +1,15 @@
 """The order in which a struct-for visits a field's cells, as data.
 
-A struct-for over a field runs a flat counter over ``[0, cells)`` in memory order
-(``codegen/loops.py``). The counter is split into field indices once per *row*
-(:func:`struct_rows`) and the row's cells follow by adding to the innermost axis, or, for
-a nested layout whose leaf splits two or more axes, by splitting the position inside the
-leaf block. Under sparse levels a whole block is skipped when its deepest non-leaf sparse
-cell is inactive (:func:`skip_level`), and a sparse leaf is checked cell by cell.
-Codegen reads :func:`struct_rows` and :func:`skip_level`; :func:`visit_order` replays the
-same rows with NumPy, so what it returns is the order the compiled loop runs in.
+A struct-for over a field runs a flat counter over ``[0, cells)`` in memory order (a
+*row loop*, ``passes/lower_struct_for.py``). The counter is split into field indices once
+per *row* (:func:`struct_rows`) and the row's cells follow by adding to the innermost
+axis, or, for a nested layout whose leaf splits two or more axes, by splitting the
+position inside the leaf block. Under sparse levels a whole block is skipped when its
+deepest non-leaf sparse cell is inactive (:func:`skip_level`), and a sparse leaf is
+checked cell by cell.
+The lowering pass reads :func:`struct_rows` and :func:`skip_level` and emits the split as
+IR (every backend runs that IR); :func:`visit_order` replays the same rows with NumPy,
+so what it returns is the order the compiled loop runs in.
 
 This module reads ``FieldLayout``/``LevelPlan`` objects duck-typed and imports nothing of
 the package, so ``plan/layout.py`` can hand out :func:`visit_order` as a method.
@@ -39,7 +41,7 @@ class Rows(NamedTuple):
 
 
 def struct_rows(layout) -> Rows:
-    """The rows of a struct-for over ``layout``: what ``counted_loop`` emits.
+    """The rows of a struct-for over ``layout``: the row loop ``lower_struct_for`` makes.
 
     A nested layout's leaf block is short per axis (8 cells for 8x8 blocks), so when the
     leaf splits two or more axes a row spans the whole leaf block; otherwise a row is a
@@ -79,7 +81,7 @@ def skip_level(layout) -> tuple[int, int] | None:
 def cell_indices(layout, flat) -> np.ndarray:
     """Field indices of the cells numbered ``flat`` in memory order, shape ``(n, ndim)``.
 
-    The NumPy twin of ``struct_indices`` in ``codegen/loops.py``: the number is split
+    The NumPy twin of the IR ``passes/lower_struct_for.py`` emits: the number is split
     level by level from the leaf up, each level's part row-major over its own axes.
 
         >>> from ti_notebook.plan.layout import FieldLayout, LevelPlan
