@@ -8,7 +8,7 @@ A kernel's cache key has two parts:
 - its *dependencies*, learnt by the first trace: every Python value the kernel and the
   ``ti.func``\\ s it reaches read, as a path from a name in a scope
   (``["<kernel>", "Params.scale", fingerprint]``, ``frontend/recorder.py``), with the
-  value's fingerprint (``compiler/fingerprint.py``: a func's is its source, a field's its
+  value's fingerprint (``frontend/fingerprint.py``: a func's is its source, a field's its
   memory plan, a Python helper's its code, closure, defaults and the globals it names).
 
 The index stores, per pre-key, the dependency lists seen so far. A later process
@@ -30,7 +30,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from ti_notebook.compiler.fingerprint import fingerprint
+from ti_notebook.frontend.fingerprint import fingerprint
 from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE, closure_vars, scope_of
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.func import Func

@@ -32,7 +32,7 @@ import types as pytypes
 
 import numpy as np
 
-from ti_notebook.compiler.fingerprint import compiler_owned, fingerprint, library_version
+from ti_notebook.frontend.fingerprint import compiler_owned, fingerprint, library_version
 
 KERNEL_SCOPE = "<kernel>"
 TEMPLATE_SCOPE = "<template>"
