@@ -32,8 +32,9 @@ ERROR_ARG_SLOTS = 8
 CTX_RETURN = 88
 CTX_STREAM = 96  # the kernel's random stream, set once (runtime/random_streams.py)
 CTX_INTERRUPT = 104  # the pool's interrupt state: [interrupted, launch running] (i32 each)
-CTX_LAUNCH = 112  # the launch number, packed with the arguments at every launch
-CTX_ARGS = 120  # right after CTX_LAUNCH: one struct packs both (runtime/launch.py)
+CTX_PROFILE = 112  # the profiler's event buffer (codegen/profiling.py), or null
+CTX_LAUNCH = 120  # the launch number, packed with the arguments at every launch
+CTX_ARGS = 128  # right after CTX_LAUNCH: one struct packs both (runtime/launch.py)
 
 FAST_FLAGS = ("reassoc", "nsz", "arcp", "contract", "afn")
 

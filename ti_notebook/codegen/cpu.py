@@ -21,6 +21,7 @@ import itertools
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
+from ti_notebook.codegen import profiling
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
@@ -71,6 +72,11 @@ class CpuModuleGenerator:
         # and the offline cache can load it for fields of any tree with the same plan.
         self.tree_slots: list[int] = []
         self.random_sites = itertools.count()  # ti.random call sites, numbered per kernel
+        # kernel_profiler: the event buffer's layout (codegen/profiling.py), else None
+        self.profile: profiling.ProfileLayout | None = None
+        if options.kernel_profiler:
+            tasks = len(kernel.tasks())
+            self.profile = profiling.ProfileLayout(tasks, max(capabilities.threads, 1))
 
     def tree_slot(self, tree_id: int) -> int:
         if tree_id not in self.tree_slots:
@@ -111,7 +117,10 @@ class CpuModuleGenerator:
         task_functions = {}
         for k, task in enumerate(tasks):
             if task.kind != "serial":
-                task_functions[task.id] = self.task_function(task, k)
+                chunk = self.task_function(task, k)
+                if self.profile is not None:
+                    chunk = profiling.profiled_chunk(self.module, chunk, self.profile, k)
+                task_functions[task.id] = chunk
         self.entry_function(tasks, task_functions)
         return str(self.module)
 
@@ -122,6 +131,12 @@ class CpuModuleGenerator:
         fn.args[0].add_attribute("noalias")
         begin64, end64 = fn.args[1], fn.args[2]
         emitter = FunctionEmitter(self, fn)
+        counted = self.profile is not None and any(
+            isinstance(s, ir.CountIterationStmt) for s in task.walk_all()
+        )
+        if counted:
+            emitter.iteration_counter = emitter.alloca(c.I64, "counted")
+            emitter.entry_builder.store(ll.Constant(c.I64, 0), emitter.iteration_counter)
         emitter.start_random(task)
         emitter.block(task.prologue)
         b = emitter.b
@@ -136,6 +151,9 @@ class CpuModuleGenerator:
             emitter.counted_loop(task.loop, begin, end, extents, starts, task.body)
         emitter.end_random_loop()
         emitter.block(task.epilogue)
+        if counted:
+            count = emitter.b.load(emitter.iteration_counter, typ=c.I64)
+            profiling.add_counted(emitter.b, emitter.ctx, self.profile, k, count)
         if any(isinstance(s, ir.GlobalStoreStmt) and s.nontemporal for s in task.walk_all()):
             # non-temporal stores are weakly ordered: make them visible before the chunk
             # reports done, so the next task (or Python) reads them
@@ -155,14 +173,24 @@ class CpuModuleGenerator:
             temps.align = 16
             slot = eb.gep(emitter.ctx, [ll.Constant(c.I64, c.CTX_TEMPS)], source_etype=c.I8)
             eb.store(temps, slot)
-        for task in tasks:
+        events = None
+        if self.profile is not None:
+            events = profiling.buffer_of(emitter.b, emitter.ctx)
+            profiling.stamp(emitter.b, self.module, events, 0)
+        for k, task in enumerate(tasks):
             if emitter.b.block.is_terminated:
                 emitter.b.position_at_end(fn.append_basic_block("dead"))
+            if events is not None:
+                profiling.stamp(emitter.b, self.module, events, self.profile.task(k))
             if task.kind == "serial":
                 emitter.start_random(task)
                 emitter.block(task.body)
             else:
                 self.launch(emitter, task, task_functions[task.id])
+            if events is not None and not emitter.b.block.is_terminated:
+                profiling.stamp(emitter.b, self.module, events, self.profile.task(k) + 1)
+        if events is not None and not emitter.b.block.is_terminated:
+            profiling.stamp(emitter.b, self.module, events, 1)
         emitter.finish()
 
     def interruptible_entry(self, run: ll.Function) -> None:

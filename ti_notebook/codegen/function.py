@@ -38,6 +38,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         self.cached: dict[tuple, ll.Value] = {}
         self.loop_indices: dict[int, list[ll.Value]] = {}
         self.rows: dict[int, RowState] = {}  # the row loops being emitted, by loop id
+        self.iteration_counter: ll.Value | None = None  # the profiler's (profiling.py)
         self.loop_targets: list[tuple[ll.Block, ll.Block]] = []  # (continue, break)
         # ti.random: the task loop, its current flat index, and per site (its number,
         # its counter when it sits in a nested loop); see codegen/rng.py
@@ -244,6 +245,11 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         fn = self.declare("llvm.memset.p0.i64", c.VOID, [c.PTR, c.I8, c.I64, ll.IntType(1)])
         args = [self.v(s.ptr), ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)]
         self.b.call(fn, [*args, ll.Constant(ll.IntType(1), 0)])
+
+    def emit_CountIteration(self, s: ir.CountIterationStmt):
+        if self.iteration_counter is not None:  # the task's own loop; not inner loops
+            count = self.b.load(self.iteration_counter, typ=c.I64)
+            self.b.store(self.b.add(count, ll.Constant(c.I64, 1)), self.iteration_counter)
 
     def emit_Clock(self, s: ir.ClockStmt):
         return self.intrinsic("llvm.readcyclecounter", c.I64, [])

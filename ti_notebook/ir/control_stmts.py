@@ -93,6 +93,7 @@ class StructForStmt(Stmt):
         self.field = field
         self.config = dict(config or {})
         self.row_width: int | None = None  # set when lowered to a row loop
+        self.cell_guard: IfStmt | None = None  # lower_sparse's "is this cell active" if
         self.row_head = owned_block(self)
         self.body = owned_block(self)
 
@@ -108,6 +109,13 @@ class SkipRowsStmt(Stmt):
     def __init__(self, loop: Stmt, next: Stmt) -> None:
         super().__init__(None)
         self.loop, self.next = loop, next
+
+
+class CountIterationStmt(Stmt):
+    """The kernel profiler's count of the active cells a sparse struct-for task visits:
+    one per execution (``codegen/profiling.py``); only with ``kernel_profiler``."""
+
+    has_side_effect = True
 
 
 class BreakStmt(Stmt):
@@ -191,7 +199,9 @@ class OffloadedStmt(Stmt):
         # ndrange axes of the loop, as values available inside the task
         self.extents: list[Stmt] = []
         self.starts: list[Stmt] = []
-        self.row_width: int | None = None  # a lowered struct-for's rows (RowLoop)
+        self.row_width: int | None = None  # a lowered struct-for's rows (StructForStmt)
+        # a sparse struct-for's "is this cell active" if (passes/lower_sparse.py)
+        self.cell_guard: IfStmt | None = None
         self.prologue = owned_block(self)
         self.row_head = owned_block(self)
         self.body = owned_block(self)

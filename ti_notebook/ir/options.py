@@ -32,6 +32,8 @@ class CompileOptions:
     fast_math: bool = True
     make_thread_local: bool = True
     make_block_local: bool = True
+    # ti.init(kernel_profiler=True): tasks and chunks record timestamps (codegen/profiling.py)
+    kernel_profiler: bool = False
     # ti.loop_config defaults for every outermost loop (Kernel.configure, %%kernel flags)
     default_loop_config: Mapping = dataclasses.field(default_factory=dict, hash=False)
     # prints the IR after every pass; changes no code, so it is not in the key
@@ -52,5 +54,6 @@ class CompileOptions:
             self.fast_math,
             self.make_thread_local,
             self.make_block_local,
+            self.kernel_profiler,
             tuple(sorted(self.default_loop_config.items())),
         )

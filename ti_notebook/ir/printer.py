@@ -91,6 +91,8 @@ def _describe(stmt: ir.Stmt) -> str:
             return f"scratch_alloc {stmt.nbytes}"
         case ir.MemsetZeroStmt():
             return f"memset_zero {_name(stmt.ptr)}, {stmt.nbytes}"
+        case ir.CountIterationStmt():
+            return "count_iteration"
         case ir.RandStmt():
             return "randn" if stmt.normal else "random"
     operands = ", ".join(_name(getattr(stmt, n)) for n in stmt.operand_names)

@@ -74,6 +74,7 @@ class Config:
             fast_math=self.fast_math,
             make_thread_local=self.make_thread_local,
             make_block_local=self.make_block_local,
+            kernel_profiler=self.kernel_profiler,
             default_loop_config=default_loop_config or {},
             print_ir=self.print_ir,
         )

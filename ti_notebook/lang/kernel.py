@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import time
 import types as pytypes
 import weakref
 from collections.abc import Mapping
@@ -40,7 +41,9 @@ from ti_notebook.lang import config as _config
 from ti_notebook.lang import template_keys, types
 from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
 from ti_notebook.lang.ndarray import NdarrayType, Template
-from ti_notebook.runtime import random_streams
+from ti_notebook.lang.specialisation_label import label
+from ti_notebook.runtime import profiler, random_streams
+from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
 
 __all__ = ["Func", "Kernel", "func", "kernel", "reset_all_kernels"]
 
@@ -227,9 +230,13 @@ class Kernel(KernelBase):
                 entry = self._compiled.get(key)
                 if entry is None:
                     request = self._request(concrete, templates)
+                    started = time.monotonic_ns()
                     # Not the trace's inputs: they hold the template objects, which
                     # must be free to die (their specialisation is dropped then).
                     entry = (*compile_cached(request)[:2], {})
+                    name = label(self.name, concrete, templates, runtime_args)
+                    report = entry[1]["report"]
+                    _describe_for_profiler(entry[0], report, self.name, name, started)
                     # the same stream on a cold compile and a cache hit: see random_streams
                     session = _config.current()
                     random_streams.attach(entry[0], request, session, session.random_seed)
@@ -314,6 +321,21 @@ class Kernel(KernelBase):
 
     def __repr__(self) -> str:
         return f"<ti.kernel {self.name}>"
+
+
+def _describe_for_profiler(
+    compiled, report: KernelReport, kernel: str, name: str, started: int
+) -> None:
+    """Labels ``compiled``'s profiler events with its specialisation ``name`` and what
+    the compiler knows of its tasks; with the profiler on, records the compile span."""
+    tasks = tuple(
+        TaskInfo(t.kind, t.loop_config, getattr(t, "bytes_per_iteration", None))
+        for t in report.tasks
+    )
+    compiled.about = KernelProfile(kernel, name, compiled.about.device, tasks)
+    if profiler.enabled:
+        what = "cache load" if report.cache == "hit" else "compile"
+        profiler.record_span(Span(what, kernel, name, started, time.monotonic_ns()))
 
 
 def _check_array(kernel_name: str, param: Param, dtype, ndim: int) -> None:

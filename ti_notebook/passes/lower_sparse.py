@@ -113,6 +113,7 @@ def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
         guard = emit(ir.IfStmt(cond))
         for stmt in old:
             guard.true_block.append(stmt)
+        loop.cell_guard = guard
         guarded = True
     return guarded
 

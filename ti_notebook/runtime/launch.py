@@ -6,7 +6,7 @@ its launch context buffer and a precomputed ``struct`` layout, so a launch is on
 
     >>> layout = ArgLayout([ArgSlot("n", "int", None, 0)])
     >>> layout.offsets, layout.size
-    ({0: 120}, 128)
+    ({0: 128}, 136)
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from ti_notebook.codegen import common as c
+from ti_notebook.codegen.profiling import ProfileLayout
 from ti_notebook.errors import (
     KernelInterrupted,
     SourcePos,
@@ -31,6 +32,7 @@ from ti_notebook.errors import (
 )
 from ti_notebook.ir import types as T
 from ti_notebook.runtime import interrupt, memory, printing, profiler
+from ti_notebook.runtime.profiler_events import KernelProfile, LaunchEvent, decode
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _LAUNCH_LOCK = threading.RLock()  # re-entrant: a print callback may not, but be safe
@@ -166,6 +168,7 @@ class CompiledKernel:
         prints: list[dict],
         asserts: list[dict],
         tree_ids: list[int] = (),
+        profile: tuple[int, int] | None = None,
     ) -> None:
         self.name = name
         self.layout = layout
@@ -185,6 +188,14 @@ class CompiledKernel:
         self.pack_into = layout.packer.pack_into
         self.launches = 0
         self.random_stream = 0  # in the context at CTX_STREAM: random_streams.attach
+        # the profiler: what events are labelled with (the language layer names the
+        # specialisation), and the buffer the code writes its times into
+        self.about = KernelProfile(name, name, "cpu", ())
+        self.events: ProfileLayout | None = ProfileLayout(*profile) if profile else None
+        if self.events is not None:
+            self.event_words = (ctypes.c_int64 * self.events.words)()
+            self.event_bytes = ctypes.sizeof(self.event_words)
+            struct.pack_into("<q", self.ctx, c.CTX_PROFILE, ctypes.addressof(self.event_words))
         printing.register(self.ctx_address, prints)
         self.has_prints = bool(prints)
         converters = []
@@ -217,9 +228,7 @@ class CompiledKernel:
             self.launches += 1
             self.pack_into(self.ctx, c.CTX_LAUNCH, *values)
             if profiler.enabled:
-                started = time.perf_counter_ns()
-                self.entry(self.ctx_address)
-                profiler.record(self.name, time.perf_counter_ns() - started)
+                self.profiled_launch(self.launches - 1)
             else:
                 self.entry(self.ctx_address)
             if self.has_prints:
@@ -233,6 +242,27 @@ class CompiledKernel:
             if self.return_format is not None:
                 return self.return_format.unpack_from(self.ctx, c.CTX_RETURN)[0]
             return None
+
+    def profiled_launch(self, number: int) -> None:
+        """Runs the code and records the launch's event (with its tasks' times when the
+        code was compiled with the profiler; else the launch's time, from here)."""
+        if self.events is None:
+            started = time.monotonic_ns()
+            self.entry(self.ctx_address)
+            about = self.about
+            event = LaunchEvent(
+                about.kernel,
+                about.specialisation,
+                number,
+                about.device,
+                started,
+                time.monotonic_ns(),
+            )
+        else:
+            ctypes.memset(self.event_words, 0, self.event_bytes)
+            self.entry(self.ctx_address)
+            event = decode(self.event_words, self.events, self.about, number)
+        profiler.record_launch(event)
 
     def check_error(self) -> None:
         code, *args = _ERROR.unpack_from(self.ctx, c.CTX_ERROR)

@@ -82,9 +82,16 @@ _PTR_RESULT = ctypes.CFUNCTYPE(ctypes.c_void_p)
 _instance_ids = itertools.count()
 _singleton: ThreadPool | None = None
 _singleton_lock = threading.Lock()
-# libc functions the pool IR calls. They normally resolve in-process; registering them
-# explicitly covers a JIT whose process-symbol search does not find them.
-_LIBC_SYMBOLS = ("syscall", "pthread_create", "pthread_self", "pthread_sigmask")
+# libc functions the pool IR (and a profiled kernel: clock_gettime) calls. They normally
+# resolve in-process; registering them explicitly covers a JIT whose process-symbol
+# search does not find them.
+_LIBC_SYMBOLS = (
+    "syscall",
+    "pthread_create",
+    "pthread_self",
+    "pthread_sigmask",
+    "clock_gettime",
+)
 
 
 def _check_platform() -> None:
@@ -136,6 +143,7 @@ class ThreadPool:
             "after_fork": f"tin_pool_after_fork{suffix}",
             "started": f"tin_pool_started{suffix}",
             "size": f"tin_pool_size{suffix}",
+            "thread_index": f"tin_thread_index{suffix}",
             "interrupt_state": f"tin_interrupt_state{suffix}",
             "previous_sigint": f"tin_previous_sigint{suffix}",
             "on_sigint": f"tin_on_sigint{suffix}",
@@ -144,6 +152,7 @@ class ThreadPool:
         self.num_threads = num_threads
         self.symbol = names["parallel_for"]
         self.parallel_for_address: int = addresses[names["parallel_for"]]
+        self.thread_index_address: int = addresses[names["thread_index"]]
         self._parallel_for = _PARALLEL_FOR(self.parallel_for_address)
         self._after_fork = _NO_ARGS(addresses[names["after_fork"]])
         self._started = _INT_RESULT(addresses[names["started"]])
@@ -187,7 +196,8 @@ def get_pool(num_threads: int | None = None, store=None) -> ThreadPool:
     The first call fixes the size (``os.cpu_count()`` by default); later calls return
     the same pool whatever they ask for — limit a launch with ``max_threads`` instead.
     ``store``: as for :class:`ThreadPool`, used by the first call only.
-    Creating it registers ``tin_parallel_for`` with the JIT for kernel modules.
+    Creating it registers ``tin_parallel_for`` (and ``tin_thread_index``, the calling
+    thread's place in the pool, for the profiler) with the JIT for kernel modules.
     """
     global _singleton
     if _singleton is None:
@@ -195,6 +205,7 @@ def get_pool(num_threads: int | None = None, store=None) -> ThreadPool:
             if _singleton is None:
                 pool = ThreadPool(num_threads or os.cpu_count() or 1, store)
                 jit().add_symbol("tin_parallel_for", pool.parallel_for_address)
+                jit().add_symbol("tin_thread_index", pool.thread_index_address)
                 interrupt.attach(pool.interrupt_state, pool.previous_sigint, pool.sigint_handler)
                 _singleton = pool
     return _singleton

@@ -442,6 +442,31 @@ define i32 @tin_pool_started$SFX() {
   ret i32 %s
 }
 
+; The calling thread's place in the pool: k for worker k (1 ..), 0 for any other thread
+; (the launcher). The profiler's per-thread spans are kept by it.
+define i32 @tin_thread_index$SFX() {
+entry:
+  %me = call i64 @pthread_self()
+  br label %loop
+loop:
+  %i = phi i64 [ 1, %entry ], [ %i1, %next ]
+  %todo = icmp slt i64 %i, $NTHREADS
+  br i1 %todo, label %test, label %no
+test:
+  %slot = getelementptr [$NTHREADS x i64], ptr @worker_self, i64 0, i64 %i
+  %w = load atomic i64, ptr %slot monotonic, align 8
+  %isw = icmp eq i64 %w, %me
+  %i1 = add i64 %i, 1
+  br i1 %isw, label %yes, label %next
+next:
+  br label %loop
+yes:
+  %index = trunc i64 %i to i32
+  ret i32 %index
+no:
+  ret i32 0
+}
+
 define i32 @tin_pool_size$SFX() {
   %s = load atomic i32, ptr @size monotonic, align 4
   ret i32 %s

@@ -32,6 +32,8 @@ class Artifact:
     asserts: list[dict]  # AssertStmt info by code - 1; "pos" is a SourcePos or None
     tree_slots: list[int]  # the SNode tree ids the code uses, by local slot
     code: bytes | None = None  # loadable code, kept when the offline cache stores it
+    # kernel_profiler: (tasks, threads) of the code's event buffer (codegen/profiling.py)
+    profile: tuple[int, int] | None = None
 
 
 class Backend(abc.ABC):
@@ -88,6 +90,7 @@ class Backend(abc.ABC):
             "prints": artifact.prints,
             "asserts": [_assert_to_json(a, source) for a in artifact.asserts],
             "trees": artifact.tree_slots,
+            "profile": list(artifact.profile) if artifact.profile else None,
         }
         return header, artifact.code or b""
 
@@ -99,6 +102,7 @@ class Backend(abc.ABC):
             [_assert_from_json(a, source) for a in header["asserts"]],
             header["trees"],
             payload,
+            tuple(header["profile"]) if header.get("profile") else None,
         )
 
     def __repr__(self) -> str:

@@ -73,8 +73,13 @@ class CpuBackend(Backend):
     ) -> tuple[str, Artifact]:
         generator = CpuModuleGenerator(kernel, options, self.capabilities, arg_offsets, prefix)
         text = generator.generate()
+        profile = generator.profile
         artifact = Artifact(
-            generator.entry_name, generator.prints, generator.asserts, generator.tree_slots
+            generator.entry_name,
+            generator.prints,
+            generator.asserts,
+            generator.tree_slots,
+            profile=(profile.tasks, profile.threads) if profile else None,
         )
         return text, artifact
 
@@ -92,7 +97,14 @@ class CpuBackend(Backend):
         self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
     ) -> CompiledKernel:
         return CompiledKernel(
-            name, entry, layout, return_type, artifact.prints, artifact.asserts, artifact.tree_slots
+            name,
+            entry,
+            layout,
+            return_type,
+            artifact.prints,
+            artifact.asserts,
+            artifact.tree_slots,
+            artifact.profile,
         )
 
     def target_stage(self, stage: str, optimized_text: str) -> str:
