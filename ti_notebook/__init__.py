@@ -43,7 +43,7 @@ from ti_notebook.lang.config import (
 from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
 from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
-from ti_notebook.lang.ndarray import Ndarray, NdarrayType, Template, ndarray, template
+from ti_notebook.lang.ndarray import NDArray, Ndarray, NdarrayType, Template, ndarray, template
 from ti_notebook.lang.ops import (
     abs,
     acos,
@@ -149,7 +149,15 @@ profiler = _Namespace(
     is_enabled=lambda: _profiler.enabled,
 )
 
-types = _Namespace(ndarray=NdarrayType, template=template, f32=f32, f64=f64, i32=i32, i64=i64)
+types = _Namespace(
+    ndarray=NdarrayType,
+    NDArray=NDArray,
+    template=template,
+    f32=f32,
+    f64=f64,
+    i32=i32,
+    i64=i64,
+)
 
 __all__ = [
     "Matrix",

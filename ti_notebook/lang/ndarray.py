@@ -40,6 +40,21 @@ class NdarrayType:
         return f"ndarray(dtype={self.dtype}, ndim={self.ndim})"
 
 
+class NDArray:
+    """gstaichi's spelling of an ndarray annotation: ``ti.types.NDArray[ti.i64, 2]`` is
+    ``ti.types.ndarray(dtype=ti.i64, ndim=2)``.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> ti.types.NDArray[ti.i64, 2]
+        ndarray(dtype=i64, ndim=2)
+    """
+
+    def __class_getitem__(cls, item) -> NdarrayType:
+        dtype, ndim = item if isinstance(item, tuple) else (item, None)
+        return NdarrayType(dtype, ndim)
+
+
 class Ndarray:
     """A NumPy-backed array that kernels take as a ``ti.types.ndarray()`` argument."""
 
