@@ -28,6 +28,7 @@ from types import SimpleNamespace as _Namespace
 
 from ti_notebook import errors
 from ti_notebook import lang as lang
+from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
 from ti_notebook.lang.config import (
     arm64,
@@ -142,6 +143,7 @@ profiler = _Namespace(
     query_kernel_profiler_info=_profiler.query_kernel_profiler_info,
     get_kernel_profiler_total_time=_profiler.get_kernel_profiler_total_time,
     clear_kernel_profiler_info=_profiler.clear_kernel_profiler_info,
+    memory_bandwidth=_bandwidth.memory_bandwidth,
 )
 
 types = _Namespace(ndarray=NdarrayType, template=template, f32=f32, f64=f64, i32=i32, i64=i64)
