@@ -28,6 +28,7 @@ from types import SimpleNamespace as _Namespace
 
 from ti_notebook import errors
 from ti_notebook import lang as lang
+from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
 from ti_notebook.lang.config import (
     arm64,
@@ -138,7 +139,7 @@ from ti_notebook.version import __version__ as __version__
 cache = _Namespace(info=_cache.info, clear=_cache.clear)
 
 profiler = _Namespace(
-    print_kernel_profiler_info=_profiler.print_kernel_profiler_info,
+    print_kernel_profiler_info=_bandwidth.print_kernel_profiler_info,
     query_kernel_profiler_info=_profiler.query_kernel_profiler_info,
     get_kernel_profiler_total_time=_profiler.get_kernel_profiler_total_time,
     clear_kernel_profiler_info=_profiler.clear_kernel_profiler_info,
@@ -146,7 +147,8 @@ profiler = _Namespace(
     launches=_profiler.launches,
     spans=_profiler.spans,
     rows=_profiler.rows,
-    is_enabled=lambda: _profiler.enabled,
+    is_enabled=_profiler.is_enabled,
+    memory_bandwidth=_bandwidth.memory_bandwidth,
 )
 
 types = _Namespace(

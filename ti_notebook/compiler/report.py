@@ -35,6 +35,28 @@ def _frozen(mapping) -> Mapping:
 
 
 @dataclasses.dataclass(frozen=True)
+class Traffic:
+    """What one task's iteration moves of one field or ndarray argument
+    (``passes/memory_traffic.py``): read, written, and the bytes of both.
+
+        >>> Traffic.from_dict({"name": "y", "read": True, "written": True, "bytes": 8})
+        Traffic(name='y', read=True, written=True, bytes=8)
+    """
+
+    name: str  # the field's name, or "arg N" for the N-th kernel argument (an ndarray)
+    read: bool
+    written: bool
+    bytes: int  # per iteration, reads and writes together
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Traffic:
+        return cls(d["name"], bool(d["read"]), bool(d["written"]), int(d["bytes"]))
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
 class Task:
     """One offloaded task: ``serial``, ``range_for`` or ``struct_for``."""
 
@@ -43,6 +65,10 @@ class Task:
     line: int | None = None  # of its loop in the source
     field: str | None = None  # what a struct-for visits
     range: tuple | None = None  # parallel tasks: [begin, end), None where not constant
+    # parallel tasks: compulsory bytes one iteration moves (passes/memory_traffic.py);
+    # None for serial tasks and reports cached before it was counted
+    bytes_per_iteration: int | None = None
+    traffic: tuple[Traffic, ...] = ()  # per field or ndarray argument, making up the above
 
     @classmethod
     def from_dict(cls, d: dict) -> Task:
@@ -53,13 +79,17 @@ class Task:
             d.get("line"),
             d.get("field"),
             None if span is None else tuple(span),
+            d.get("bytes_per_iteration"),
+            tuple(Traffic.from_dict(t) for t in d.get("traffic", ())),
         )
 
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "loop_config": dict(self.loop_config)}
-        for name in ("line", "field", "range"):
+        for name in ("line", "field", "range", "bytes_per_iteration"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
+        if self.traffic:
+            out["traffic"] = [t.to_dict() for t in self.traffic]
         return out
 
 

@@ -37,6 +37,7 @@ from ti_notebook.passes import (
     lower_struct_for,
     make_block_local,
     make_thread_local,
+    memory_traffic,
     offload,
     privatize_scatter,
     prove_bounds,
@@ -52,6 +53,10 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("make_thread_local", make_thread_local.run),
     ("demote_atomics", demote_atomics.run),
     ("privatize_scatter", privatize_scatter.run),
+    # an analysis (changes nothing): after the passes above have decided which accesses
+    # stay global (thread-local accumulators, privatised scatters, block-local buffers),
+    # before lower_access turns field[I] into root + offset and the field is gone
+    ("memory_traffic", memory_traffic.run),
     # after offload (checks move into task prologues), before lower_sparse (an index
     # must be checked before it sets or reads a sparse cell's bit)
     ("prove_bounds", prove_bounds.run),

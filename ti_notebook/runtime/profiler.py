@@ -69,6 +69,11 @@ def set_enabled(on: bool) -> None:
     enabled = bool(on)
 
 
+def is_enabled() -> bool:
+    """Whether launches are being recorded (``ti.init(kernel_profiler=True)``)."""
+    return enabled
+
+
 def record_launch(event: LaunchEvent) -> None:
     _launches.append(event)
 
