@@ -2,7 +2,8 @@
 
 Prints the median launch time of an empty kernel and of a 1,024-element parallel fill
 (over thousands of calls), and the time of a parallel sum of 8M f32 into a 0-D field
-next to NumPy's ``sum`` of the same data, in the same run.
+next to NumPy's ``sum`` of the same data, in the same run. The two launch rows run again
+with ``kernel_profiler=True``: what recording every launch's events costs per launch.
 
     python benchmarks/launch.py
 """
@@ -24,6 +25,7 @@ def median_us(fn, calls: int, repeats: int = 7) -> tuple[float, float]:
     fn()
     batches = []
     for _ in range(repeats):
+        ti.profiler.clear_kernel_profiler_info()  # untimed: the profiler's events pile up
         start = time.perf_counter()
         for _ in range(calls):
             fn()
@@ -31,10 +33,10 @@ def median_us(fn, calls: int, repeats: int = 7) -> tuple[float, float]:
     return statistics.median(batches), min(batches)
 
 
-def main() -> None:
-    ti.init(arch=ti.cpu)
-    n_small = 1024
-    small = ti.field(ti.f32, shape=n_small)
+def launch_rows(profiled: bool) -> list[tuple[str, float, float]]:
+    """The empty launch and the small fill, in a session with the profiler on or off."""
+    ti.init(arch=ti.cpu, kernel_profiler=profiled)
+    small = ti.field(ti.f32, shape=1024)
 
     @ti.kernel
     def empty():
@@ -45,6 +47,16 @@ def main() -> None:
         for i in small:
             small[i] = v
 
+    suffix = " (profiler on)" if profiled else ""
+    return [
+        ("empty kernel launch" + suffix, *median_us(empty, 20000)),
+        ("1,024-element parallel fill" + suffix, *median_us(lambda: fill_small(1.5), 20000)),
+    ]
+
+
+def main() -> None:
+    on = launch_rows(profiled=True)
+    off = launch_rows(profiled=False)
     n = 8 * 1024 * 1024
     x = ti.field(ti.f32, shape=n)
     s = ti.field(ti.f32, shape=())
@@ -62,16 +74,17 @@ def main() -> None:
         parallel_sum()
 
     rows = [
-        ("empty kernel launch", *median_us(empty, 20000)),
-        ("1,024-element parallel fill", *median_us(lambda: fill_small(1.5), 20000)),
+        *off,
         ("parallel sum, 8M f32 (ti_notebook)", *median_us(run_sum, 20)),
         ("numpy sum, 8M f32", *median_us(data.sum, 20)),
     ]
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
     print(f"{'benchmark':40s} {'median µs':>12s} {'min µs':>12s}")
-    for name, med, low in rows:
+    for name, med, low in rows + on:
         print(f"{name:40s} {med:12.2f} {low:12.2f}")
     print(f"sum: ti_notebook / numpy = {rows[2][1] / rows[3][1]:.2f}")
+    for (name, med, _), (_, med_on, _) in zip(off, on, strict=True):
+        print(f"profiler overhead per launch, {name}: {med_on - med:+.2f} µs")
 
 
 if __name__ == "__main__":

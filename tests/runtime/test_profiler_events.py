@@ -177,3 +177,41 @@ def test_clock_counter_times_sections_into_an_i64_array():
         k1(it, times)
     assert (times > 0).all()
     assert total[None] == 3 * 4096
+
+
+def test_bytes_per_task_match_hand_counts():
+    ti.init(arch=ti.cpu, kernel_profiler=True, offline_cache=False)
+    n = 1 << 16
+    x = ti.field(ti.f32, shape=n)
+    y = ti.field(ti.f32, shape=n)
+    a = ti.field(ti.f32, shape=(64, 64))
+    b = ti.field(ti.f32, shape=(64, 64))
+    s = ti.field(ti.f32)
+    ti.root.pointer(ti.i, 16).dense(ti.i, 32).place(s)
+
+    @ti.kernel
+    def saxpy(k: ti.f32):
+        for i in x:
+            y[i] = k * x[i] + y[i]  # x read, y read and written: 12 bytes
+
+    @ti.kernel
+    def stencil():
+        for i, j in ti.ndrange((1, 63), (1, 63)):  # a read once, b written: 8 bytes
+            b[i, j] = a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1] - 4 * a[i, j]
+
+    @ti.kernel
+    def bump():
+        for i in s:  # active cells only: 3 blocks of 32, read and written
+            s[i] += 1
+
+    s[0] = s[100] = s[500] = 1
+    saxpy(2.0)
+    stencil()
+    bump()
+    by_name = {e.kernel: e for e in ti.profiler.launches()}
+    parallel = lambda e: [t for t in e.tasks if t.kind != "serial"]  # noqa: E731
+    assert [t.bytes for t in parallel(by_name["saxpy"])] == [12 * n]
+    assert [t.bytes for t in parallel(by_name["stencil"])] == [8 * 62 * 62]
+    assert [t.bytes for t in parallel(by_name["bump"])] == [8 * 3 * 32]
+    (row,) = ti.profiler.rows("saxpy")
+    assert row.bytes_per_launch == 12 * n and row.gbps > 0

@@ -261,7 +261,11 @@ class CompiledKernel:
         else:
             ctypes.memset(self.event_words, 0, self.event_bytes)
             self.entry(self.ctx_address)
-            event = decode(self.event_words, self.events, self.about, number)
+            # a copy of the words now, decoded when someone reads the events: the
+            # launch pays for a memcpy, not for building the records
+            raw, layout, about = bytes(self.event_words), self.events, self.about
+            profiler.record_raw(lambda: decode(memoryview(raw).cast("q"), layout, about, number))
+            return
         profiler.record_launch(event)
 
     def check_error(self) -> None:

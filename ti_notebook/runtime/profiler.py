@@ -78,6 +78,19 @@ def record_launch(event: LaunchEvent) -> None:
     _launches.append(event)
 
 
+def record_raw(make_event) -> None:
+    """Records a launch whose event ``make_event()`` builds when first read."""
+    _launches.append(make_event)
+
+
+def _events() -> list[LaunchEvent]:
+    """The recorded launches, decoding those recorded raw (in place, once)."""
+    for k, event in enumerate(_launches):
+        if not isinstance(event, LaunchEvent):
+            _launches[k] = event()
+    return _launches
+
+
 def record_span(span: Span) -> None:
     _spans.append(span)
 
@@ -94,7 +107,7 @@ def bandwidth_ceiling() -> float | None:
 
 def launches() -> tuple[LaunchEvent, ...]:
     """Every launch recorded since the last clear, in order."""
-    return tuple(_launches)
+    return tuple(_events())
 
 
 def spans() -> tuple[Span, ...]:
@@ -104,10 +117,11 @@ def spans() -> tuple[Span, ...]:
 
 def _matching(name: str | None) -> list[LaunchEvent]:
     """Launches of specialisation ``name``, or of every specialisation of kernel ``name``."""
+    events = _events()
     if name is None:
-        return list(_launches)
-    exact = [e for e in _launches if e.specialisation == name]
-    return exact or [e for e in _launches if e.kernel == name]
+        return list(events)
+    exact = [e for e in events if e.specialisation == name]
+    return exact or [e for e in events if e.kernel == name]
 
 
 def rows(name: str | None = None) -> list[ProfileRow]:
@@ -150,7 +164,7 @@ def query_kernel_profiler_info(name: str) -> KernelProfilerQueryResult:
 
 def get_kernel_profiler_total_time() -> float:
     """Seconds spent in all recorded launches."""
-    return sum(e.duration_ns for e in _launches) / 1e9
+    return sum(e.duration_ns for e in _events()) / 1e9
 
 
 def clear_kernel_profiler_info() -> None:
@@ -192,7 +206,7 @@ def print_kernel_profiler_info(mode: str = "count", file=None) -> None:
 
 def _print_trace(out) -> None:
     print(f"{'launch':>7s} {'task':>5s} {'kind':<11s} {'ms':>9s} {'GB/s':>7s}  kernel", file=out)
-    for event in _launches:
+    for event in _events():
         print(
             f"{event.launch:7d} {'':>5s} {'':<11s} {event.duration_ns / 1e6:9.3f} {'':>7s}  "
             f"{event.specialisation}",
