@@ -29,6 +29,7 @@ from types import SimpleNamespace as _Namespace
 from ti_notebook import errors
 from ti_notebook import lang as lang
 from ti_notebook.lang import cache as _cache
+from ti_notebook.lang import session as _session
 from ti_notebook.lang.config import (
     arm64,
     cpu,
@@ -133,6 +134,7 @@ from ti_notebook.lang.types import (
     uint64,
 )
 from ti_notebook.runtime import profiler as _profiler
+from ti_notebook.runtime.trace_export import export_trace as _export_trace
 from ti_notebook.version import __version__ as __version__
 
 cache = _Namespace(info=_cache.info, clear=_cache.clear)
@@ -147,6 +149,9 @@ profiler = _Namespace(
     spans=_profiler.spans,
     rows=_profiler.rows,
     is_enabled=lambda: _profiler.enabled,
+    enable=_session.enable_profiler,
+    disable=_session.disable_profiler,
+    export_trace=_export_trace,
 )
 
 types = _Namespace(ndarray=NdarrayType, template=template, f32=f32, f64=f64, i32=i32, i64=i64)
