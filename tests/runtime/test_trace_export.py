@@ -228,3 +228,8 @@ def test_an_unwritable_path_is_a_clear_error(tmp_path, where):
     text = str(caught.value)
     assert "cannot write the trace to" in text and str(tmp_path) in text
     assert "hint:" in text
+
+
+def test_a_path_that_is_not_a_path_is_a_type_error():
+    with pytest.raises(ti.errors.TiTypeError, match="needs a file path, got int"):
+        ti.profiler.export_trace(1)

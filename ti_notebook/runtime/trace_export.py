@@ -13,6 +13,9 @@ which ui.perfetto.dev and chrome://tracing open. Its layout:
   pool worker; one event per task the thread ran a part of (category ``thread``), from
   its first chunk's start to its last chunk's end, with its busy time and iterations.
 
+Each track also gets a ``thread_sort_index`` in that order, which chrome://tracing
+follows; Perfetto orders tracks by its own rules and ignores it.
+
 Every event is a complete event (``ph: "X"``) with ``ts`` and ``dur`` in microseconds
 (floats: the events are nanoseconds). ``ts`` counts from the earliest recorded event;
 that instant's ``CLOCK_MONOTONIC`` nanoseconds (``time.monotonic_ns()``) are in
@@ -42,7 +45,7 @@ import json
 import os
 from collections.abc import Iterable
 
-from ti_notebook.errors import TiOSError
+from ti_notebook.errors import TiOSError, TiTypeError
 from ti_notebook.runtime import profiler
 from ti_notebook.runtime.profiler_events import LaunchEvent, Span, TaskEvent, ThreadSpan
 
@@ -61,6 +64,12 @@ def export_trace(path: str | os.PathLike) -> int:
         >>> ti.profiler.export_trace(os.path.join(tempfile.mkdtemp(), "t.json"))
         5
     """
+    if not isinstance(path, (str, os.PathLike)):
+        # open() would take an int as a file descriptor and write to whatever it is
+        raise TiTypeError(
+            f"export_trace() needs a file path, got {type(path).__name__}",
+            hint="pass a str or pathlib.Path, e.g. ti.profiler.export_trace('trace.json')",
+        )
     trace = trace_object(profiler.launches(), profiler.spans())
     try:
         with open(path, "w", encoding="utf-8") as out:
