@@ -1,8 +1,8 @@
 """``%%kernel --profile``: the kernel profiler's view of the launches one cell makes.
 
 Nothing is timed here: the profiler (``ti.profiler``) records every launch natively,
-and this module only remembers how many launches were recorded when the cell started,
-then shows those that came after, one row per specialisation (``add_one[a=rows]``):
+and this module only remembers the last launch recorded when the cell started, then
+shows those that came after, one row per specialisation (``add_one[a=rows]``):
 launches, total, min, median and max time, GB/s and the share of the machine's copy
 bandwidth where the bytes are known. The table comes as text and HTML, and under it a
 bar chart of each specialisation's total time (PNG, when matplotlib is installed).
@@ -51,12 +51,19 @@ class CellProfile:
         self.switched_on = not ti.profiler.is_enabled()
         if self.switched_on:
             ti.profiler.enable()
-        self.mark = len(ti.profiler.launches())
+        before = ti.profiler.launches()
+        # The last event itself, not the count: a cell that clears the record (or runs
+        # ti.init) and launches again must not lose its first launches to an old count.
+        self._last = before[-1] if before else None
 
     def rows(self) -> list:
         """One ``ti.profiler.rows()`` row per specialisation the cell launched."""
-        # A cell that cleared the profiler (or ran ti.init) made everything left.
-        since = self.mark if len(ti.profiler.launches()) >= self.mark else 0
+        launches = ti.profiler.launches()
+        since = 0
+        for index in range(len(launches) - 1, -1, -1):
+            if launches[index] is self._last:
+                since = index + 1
+                break
         return ti.profiler.rows(since=since)
 
     def outputs(self) -> list[dict]:

@@ -62,7 +62,11 @@ def test_disable_stops_recording_and_keeps_the_record():
 
 
 def test_enable_without_a_session_starts_one_with_the_profiler_on():
+    ti.init(arch=ti.cpu, kernel_profiler=True)
     ti.reset()
+    assert not ti.profiler.is_enabled()  # no session, no profiler
+    ti.profiler.disable()
+    assert not ti.is_initialized()  # turning it off starts nothing
     ti.profiler.enable()
     assert ti.is_initialized() and ti.profiler.is_enabled()
     _, fill = _fill_kernel()

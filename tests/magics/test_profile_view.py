@@ -140,3 +140,14 @@ def test_profiler_off_is_turned_on_and_earlier_kernels_recompile_with_timing(run
     again = run("%%kernel --profile\nfill(5.0)\n")
     assert SWITCHED_ON not in again.stdout
     assert run("x[0]").result.result == 5.0
+
+
+def test_a_cell_that_clears_the_record_shows_what_it_launched_after(run):
+    ti.init(arch=ti.cpu, kernel_profiler=True)
+    assert run(TWO_FIELDS).result.success
+    cell = run(
+        "%%kernel --profile\nadd_one(rows)\nti.profiler.clear_kernel_profiler_info()\n"
+        "for _ in range(7):\n    add_one(cols)\n"
+    )
+    assert cell.result.success, cell.stdout + cell.stderr
+    assert _launches_per_label(_table(cell)) == {"add_one[a=cols]": 7}

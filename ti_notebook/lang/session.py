@@ -95,6 +95,9 @@ def reset() -> None:
         free_all_fields()
         reset_all_kernels()
         _config.set_current(None)
+    # the next session's ti.init decides; until then is_enabled() says what a first
+    # call's default session would do (the record itself stays until cleared)
+    profiler.set_enabled(False)
 
 
 def enable_profiler() -> None:
@@ -129,7 +132,10 @@ def disable_profiler() -> None:
 
 def _switch_profiler(on: bool) -> None:
     if not _config.is_initialized():
-        init(kernel_profiler=on)
+        if on:
+            init(kernel_profiler=True)
+        else:
+            profiler.set_enabled(False)
         return
     with no_launch_running():
         config = _config.current()
