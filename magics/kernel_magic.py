@@ -17,7 +17,6 @@ pointing at the cell's own line. See ``%%kernel?`` for every option.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import warnings
 
@@ -35,7 +34,7 @@ from ti_notebook.magics.cell_errors import (
     python_error_lines,
     ti_error_lines,
 )
-from ti_notebook.magics.profile import LaunchTimer
+from ti_notebook.magics.profile import SWITCHED_ON, CellProfile
 from ti_notebook.magics.report import (
     STAGES,
     deferred_line,
@@ -99,8 +98,10 @@ class KernelMagics(Magics):
     @argument(
         "--profile",
         action="store_true",
-        help="time every kernel launch the cell makes (wall clock, compile time excluded) and "
-        "print a table of launches, total, mean, min and max at the end.",
+        help="show the kernel profiler's record of the launches this cell makes: per "
+        "specialisation (add_one[a=rows]), launches, total, min, median and max ms, GB/s and "
+        "%% of the copy bandwidth where known, as a table and a bar chart of total time. "
+        "Turns the profiler on for the session if it is off (ti.profiler.enable()).",
     )
     @argument("--quiet", action="store_true", help="do not print the one-line summary per kernel.")
     @cell_magic
@@ -118,6 +119,12 @@ class KernelMagics(Magics):
         value is the cell's output. ``{name}`` in the magic line is replaced by the
         value of ``name`` in the notebook's namespace.
 
+        With ``--profile`` the kernel profiler (``ti.profiler``) is on while the cell
+        runs (the magic turns it on for the session if it was off, and says so), and
+        after the cell a table shows only this cell's launches, one row per
+        specialisation, with a bar chart of their total time; the same launches are in
+        ``ti.profiler.launches()`` and ``ti.profiler.export_trace(path)``.
+
         Errors point at the cell's line and column with a caret; set TI_DEBUG=1 to see
         the compiler's frames as well.
 
@@ -128,15 +135,21 @@ class KernelMagics(Magics):
             def fill(v: ti.f32):
                 for i in x:
                     x[i] = v
+
+            %%kernel --profile
+            def add_one(a: ti.template()):
+                for i in a:
+                    a[i] += 1
+            for _ in range(3):
+                add_one(x)
         """
         args = parse_argstring(self.kernel, line)
         _select_arch(args.arch)
         filename = register_source(self.shell, line, cell)
-        timer = LaunchTimer() if args.profile else contextlib.nullcontext()
         try:
             module = parse_body(cell, filename)
-            with timer:
-                run = run_body(self.shell, module, filename, _configurer(args))
+            profile = self._start_profile() if args.profile else None
+            run = run_body(self.shell, module, filename, _configurer(args))
         except Exception as error:
             if debug_enabled():
                 raise
@@ -148,11 +161,20 @@ class KernelMagics(Magics):
                 report = kernel_stages["report"] if kernel_stages is not None else None
                 print(summary_line(name, report) if report is not None else deferred_line(name))
         self._show(args.show, stages)
-        if args.profile:
-            print(timer.table())
+        if profile is not None:
+            for bundle in profile.outputs():
+                display(bundle, raw=True)
         return run.value
 
     # -- helpers ------------------------------------------------------------------------
+    @staticmethod
+    def _start_profile() -> CellProfile:
+        """Marks where the cell's launches begin (turning the profiler on if it is off)."""
+        profile = CellProfile()
+        if profile.switched_on:
+            print(SWITCHED_ON)
+        return profile
+
     def _compile(self, name: str, kernel):
         """The kernel's stages once compiled now (None: it compiles at its first call)."""
         try:

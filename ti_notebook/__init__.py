@@ -30,6 +30,7 @@ from ti_notebook import errors
 from ti_notebook import lang as lang
 from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
+from ti_notebook.lang import session as _session
 from ti_notebook.lang.config import (
     arm64,
     cpu,
@@ -134,6 +135,7 @@ from ti_notebook.lang.types import (
     uint64,
 )
 from ti_notebook.runtime import profiler as _profiler
+from ti_notebook.runtime.trace_export import export_trace as _export_trace
 from ti_notebook.version import __version__ as __version__
 
 cache = _Namespace(info=_cache.info, clear=_cache.clear)
@@ -149,6 +151,9 @@ profiler = _Namespace(
     rows=_profiler.rows,
     is_enabled=_profiler.is_enabled,
     memory_bandwidth=_bandwidth.memory_bandwidth,
+    enable=_session.enable_profiler,
+    disable=_session.disable_profiler,
+    export_trace=_export_trace,
 )
 
 types = _Namespace(

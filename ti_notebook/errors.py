@@ -121,6 +121,10 @@ class TiMemoryError(TiError, MemoryError):
     """Memory that cannot be reserved: a field too large, too many trees alive."""
 
 
+class TiOSError(TiError, OSError):
+    """A file ti_notebook was asked to write or read cannot be (a trace's path...)."""
+
+
 class KernelInterrupted(KeyboardInterrupt):
     """SIGINT (Jupyter's interrupt button, Ctrl-C) stopped a running kernel.
 

@@ -1,4 +1,6 @@
-"""%%kernel options: --show, --no-cache, --parallelize, --block-dim, --profile, --arch."""
+"""%%kernel options: --show, --no-cache, --parallelize, --block-dim, --arch.
+
+``--profile`` has its own file, test_profile_view.py."""
 
 import re
 
@@ -130,34 +132,6 @@ def test_kernel_configure_is_public_and_validated():
     assert fill.configure().report["tasks"][-1]["loop_config"] == {}
     with pytest.raises(ti.errors.TiValueError):
         fill.configure(block_dim=0)
-
-
-def test_profile_prints_a_table_of_the_cells_launches(run):
-    cell = run(_cell("--profile") + "for _ in range(5):\n    total()\n")
-    assert cell.result.success, cell.stdout
-    lines = cell.stdout.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("profile"))
-    assert lines[start + 1].split() == [
-        "kernel",
-        "launches",
-        "total",
-        "ms",
-        "mean",
-        "ms",
-        "min",
-        "ms",
-        "max",
-        "ms",
-    ]
-    row = lines[start + 2].split()
-    assert row[0] == "total" and row[1] == "5"
-    assert all(float(v) >= 0 for v in row[2:])
-    assert ti.Kernel.__call__.__name__ == "__call__"  # the timer is gone after the cell
-
-
-def test_profile_without_launches_says_so(run):
-    cell = run(_cell("--profile --quiet"))
-    assert cell.stdout.strip() == "profile: no kernel was launched in this cell"
 
 
 def test_arch_cuda_falls_back_to_cpu_with_a_warning(shell, run, monkeypatch):

@@ -95,6 +95,56 @@ def reset() -> None:
         free_all_fields()
         reset_all_kernels()
         _config.set_current(None)
+    # the next session's ti.init decides; until then is_enabled() says what a first
+    # call's default session would do (the record itself stays until cleared)
+    profiler.set_enabled(False)
+
+
+def enable_profiler() -> None:
+    """``ti.profiler.enable()``: turns the kernel profiler on for this session, as if
+    ``ti.init(kernel_profiler=True)`` had started it, without starting over.
+
+    Fields keep their values and what was recorded stays; kernels compiled before
+    recompile at their next call, with the instrumentation that times their tasks and
+    threads. Without a session yet, it starts the default one (as a first call would).
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> ti.profiler.enable()
+        >>> ti.profiler.is_enabled(), ti.init_options()["kernel_profiler"]
+        (True, True)
+    """
+    _switch_profiler(True)
+
+
+def disable_profiler() -> None:
+    """``ti.profiler.disable()``: stops recording; kernels recompile without the
+    instrumentation at their next call. What was recorded stays until cleared.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu, kernel_profiler=True)
+        >>> ti.profiler.disable()
+        >>> ti.profiler.is_enabled()
+        False
+    """
+    _switch_profiler(False)
+
+
+def _switch_profiler(on: bool) -> None:
+    if not _config.is_initialized():
+        if on:
+            init(kernel_profiler=True)
+        else:
+            profiler.set_enabled(False)
+        return
+    with no_launch_running():
+        config = _config.current()
+        if config.kernel_profiler != on:
+            config.kernel_profiler = on
+            # The option is part of the compile key: compiled specialisations become
+            # stale (kernels drop them at their next call); fields are left alone.
+            _config.bump_generation()
+        profiler.set_enabled(on)
 
 
 def sync() -> None:

@@ -5,8 +5,9 @@ specialisation, its tasks' start and end times, each thread's busy span, and the
 each task moved (``runtime/profiler_events.py``; the compiled code writes the times,
 ``codegen/profiling.py``). Taichi's interface reads them, one row per specialisation:
 ``print_kernel_profiler_info("count" | "trace")``, ``query_kernel_profiler_info(name)``,
-``get_kernel_profiler_total_time()``, ``clear_kernel_profiler_info()``. With the profiler
-off, launches pay one flag test and compile no instrumentation.
+``get_kernel_profiler_total_time()``, ``clear_kernel_profiler_info()``;
+``ti.profiler.export_trace(path)`` writes them for Perfetto (``runtime/trace_export.py``).
+With the profiler off, launches pay one flag test and compile no instrumentation.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu, kernel_profiler=True)
@@ -115,19 +116,22 @@ def spans() -> tuple[Span, ...]:
     return tuple(_spans)
 
 
-def _matching(name: str | None) -> list[LaunchEvent]:
-    """Launches of specialisation ``name``, or of every specialisation of kernel ``name``."""
-    events = _events()
+def _matching(name: str | None, since: int = 0) -> list[LaunchEvent]:
+    """Launches of specialisation ``name``, or of every specialisation of kernel ``name``
+    (from the ``since``-th recorded launch on)."""
+    events = _events()[since:]
     if name is None:
-        return list(events)
+        return events
     exact = [e for e in events if e.specialisation == name]
     return exact or [e for e in events if e.kernel == name]
 
 
-def rows(name: str | None = None) -> list[ProfileRow]:
-    """One row per specialisation (of kernel or specialisation ``name``), slowest first."""
+def rows(name: str | None = None, *, since: int = 0) -> list[ProfileRow]:
+    """One row per specialisation (of kernel or specialisation ``name``), slowest first,
+    over the launches recorded from ``launches()[since]`` on (``%%kernel --profile``
+    passes the count at the cell's start, to see only the cell's launches)."""
     groups: dict[tuple[str, str], list[LaunchEvent]] = {}
-    for event in _matching(name):
+    for event in _matching(name, since):
         groups.setdefault((event.kernel, event.specialisation), []).append(event)
     out = []
     for (kernel, label), events in groups.items():
