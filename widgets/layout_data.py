@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from ti_notebook.errors import TiError, TiTypeError, TiValueError
 CACHE_LINE = 64  # bytes; the unit in which CPUs and GPUs move memory
 DEFAULT_WINDOW = {1: (64,), 2: (32, 32), 3: (4, 16, 16)}
 LOOP_KINDS = ("struct-for", "ndrange")
+_STRUCT_FOR = re.compile(r"= struct_for (\w+)")  # a loop in the printed IR
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,7 +132,7 @@ def loop_kind(field: ti.Field, loop) -> str | None:
     """Which order a ``loop`` argument means for ``field``.
 
     ``"struct-for"`` and ``"ndrange"`` name the order; a kernel means ``"struct-for"``
-    when one of its struct-for tasks loops over this field (``kernel.report``) and
+    when one of its struct-fors loops over this field (:func:`struct_for_fields`) and
     ``"ndrange"`` (row-major, as ``for I in ti.ndrange(*shape)``) otherwise, including
     when the kernel cannot be compiled without example arguments.
 
@@ -149,15 +151,36 @@ def loop_kind(field: ti.Field, loop) -> str | None:
         return loop
     if isinstance(loop, ti.Kernel):
         try:
-            tasks = loop.report.tasks
+            looped = struct_for_fields(loop)
         except TiError:  # template/ndarray parameters and no call yet
             return "ndrange"
-        hit = any(t.kind == "struct_for" and t.field == field.name for t in tasks)
-        return "struct-for" if hit else "ndrange"
+        return "struct-for" if field.name in looped else "ndrange"
     raise TiTypeError(
         f"loop={loop!r} is neither a loop order nor a kernel",
         hint="pass loop='struct-for', loop='ndrange' or a @ti.kernel",
     )
+
+
+def struct_for_fields(kernel: ti.Kernel) -> set[str]:
+    """Names of the fields ``kernel``'s struct-fors loop over.
+
+    The report names the field of each parallel struct-for task; a serialised one
+    (``ti.loop_config(serialize=True)``) runs inside a ``serial`` task that names no
+    field, so those are read from the traced IR's text (``kernel.stages()["ir"]``, the
+    ``%%kernel --show ir`` listing), whose loops print as ``$n = struct_for x``.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> x = ti.field(ti.f32, shape=4)
+        >>> @ti.kernel
+        ... def fill():
+        ...     for i in x:
+        ...         x[i] = i
+        >>> struct_for_fields(fill)
+        {'x'}
+    """
+    names = {t.field for t in kernel.report.tasks if t.kind == "struct_for" and t.field}
+    return names | set(_STRUCT_FOR.findall(kernel.stages()["ir"]))
 
 
 def visit_order(field: ti.Field, kind: str) -> np.ndarray:
