@@ -230,10 +230,10 @@ def byte_strip(field: ti.Field, together=(), span: int = CACHE_LINE) -> tuple[By
     tree = field.layout().tree_id
     mine = [field] + [f for f in together if f is not field and f.layout().tree_id == tree]
     plans = [f.layout() for f in mine]
-    base = min(int(p.addresses().min()) for p in plans)
+    everything = [p.addresses() for p in plans]  # once each: a large field's take time
+    base = min(int(a.min()) for a in everything)
     slots = []
-    for f, plan in zip(mine, plans, strict=True):
-        addresses = plan.addresses()
+    for f, plan, addresses in zip(mine, plans, everything, strict=True):
         for index in np.argwhere(addresses < base + span):
             address = int(addresses[tuple(index)])
             slots.append(ByteSlot(address - base, plan.itemsize, f.name, tuple(map(int, index))))
