@@ -59,6 +59,20 @@ def timeline_figure(
     ``window`` is the visible time range in ms from the first event; ``highlight`` a
     ``(launch position, task index)`` whose bars get a black edge. Returns a bare
     matplotlib Figure (no pyplot state).
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu, kernel_profiler=True)
+        >>> v = ti.field(ti.f32, shape=32)
+        >>> @ti.kernel
+        ... def zero_v():
+        ...     for i in v:
+        ...         v[i] = 0
+        >>> zero_v()
+        >>> fig = timeline_figure(window=(0.0, 1.0))
+        >>> [float(x) for x in fig.axes[0].get_xlim()]
+        [0.0, 1.0]
+        >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:2]
+        ['compile / load', 'launches']
     """
     if launches is None:
         launches = ti.profiler.launches()

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import ipywidgets as widgets
+from matplotlib.figure import Figure
 
 import ti_notebook as ti
 from ti_notebook.widgets.render import html_table, png_bytes, svg_text
@@ -37,7 +38,15 @@ __all__ = ["Timeline", "task_details", "timeline"]
 
 
 def task_details(launch, task) -> list[tuple[str, str]]:
-    """What the details pane shows of one task of one launch, as (name, text) pairs."""
+    """What the details pane shows of one task of one launch, as (name, text) pairs.
+
+    >>> from types import SimpleNamespace as E
+    >>> task = E(index=0, kind="range_for", loop_config={"block_dim": 32}, gbps=2.0,
+    ...          start_ns=0, end_ns=1500, duration_ns=1500, iterations=8, bytes=3000,
+    ...          threads=())
+    >>> dict(task_details(E(kernel="k", specialisation="k", launch=3), task))["loop_config"]
+    'block_dim=32'
+    """
     gbps = task.gbps
     config = ", ".join(f"{k}={v}" for k, v in dict(task.loop_config).items()) or "(defaults)"
     return [
@@ -56,7 +65,11 @@ def task_details(launch, task) -> list[tuple[str, str]]:
 
 
 class Timeline:
-    """The timeline's data and widgets; ``timeline(...)`` makes one (see the module)."""
+    """The timeline's data and widgets; ``timeline(...)`` makes one (see the module).
+
+    ``launches`` and ``spans`` are what it draws, ``window`` the zoom slider, ``tasks``
+    the task Dropdown, ``details`` the chosen task's table, ``widget`` the whole view.
+    """
 
     def __init__(self, launches: Sequence | None = None, spans: Sequence | None = None):
         self._given = (launches, spans)
@@ -116,7 +129,7 @@ class Timeline:
             self.details.value = html_table(["", ""], [list(p) for p in pairs])
         self._redraw()
 
-    def figure(self):
+    def figure(self) -> Figure:
         """The drawing as a matplotlib Figure, with the window and selected task."""
         chosen = self._selected()
         highlight = None
@@ -144,5 +157,9 @@ class Timeline:
 
 def timeline(launches: Sequence | None = None, spans: Sequence | None = None) -> Timeline:
     """Opens the timeline on ``launches`` (default: every launch ``ti.profiler``
-    recorded, with its compile spans); see the module."""
+    recorded, with its compile spans); see the module.
+
+        >>> timeline(launches=())
+        <Timeline: no launches recorded: ti.init(kernel_profiler=True), then run kernels>
+    """
     return Timeline(launches, spans)

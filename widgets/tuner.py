@@ -35,11 +35,13 @@ import os
 from collections.abc import Sequence
 
 import ipywidgets as widgets
+from matplotlib.figure import Figure
 
 import ti_notebook as ti
 from ti_notebook.widgets.render import png_bytes, svg_text
 from ti_notebook.widgets.tuner_plot import results_table, tune_figure
-from ti_notebook.widgets.tuning import OPTIONS, Measurement, measure
+from ti_notebook.widgets.tuning import OPTIONS, Measurement
+from ti_notebook.widgets.tuning import measure as measure_once
 
 __all__ = ["Tuner", "thread_count", "tune"]
 
@@ -76,7 +78,12 @@ def _choices(parallelize, block_dim, serialize) -> dict[str, list]:
 
 
 class Tuner:
-    """The tuner's state and widgets; ``tune(...)`` makes one (see the module)."""
+    """The tuner's state and widgets; ``tune(...)`` makes one (see the module).
+
+    ``controls`` maps each option to its control, ``widget`` is the whole view (a
+    VBox), ``results`` the measurements in the order taken, ``choices`` the values
+    given per option and ``original`` the kernel's configuration before tuning.
+    """
 
     def __init__(self, kernel: ti.Kernel, args: tuple, choices: dict[str, list], repeat: int):
         if not isinstance(kernel, ti.Kernel):
@@ -122,7 +129,7 @@ class Tuner:
 
     def measure(self, options: dict | None = None) -> Measurement:
         """Measures ``options`` (default: the controls' values) and redraws."""
-        result = measure(
+        result = measure_once(
             self.kernel,
             self.args,
             self.choice if options is None else options,
@@ -162,8 +169,9 @@ class Tuner:
         self.widget.close()
 
     # -- drawing -------------------------------------------------------------------------
-    def figure(self):
-        """The plot as a matplotlib Figure (what ``tune_figure(tuner)`` gives)."""
+    def figure(self) -> Figure:
+        """The plot as a matplotlib Figure (``tune_figure(tuner)``, titled with the
+        kernel's name and the thread count)."""
         return tune_figure(self, title=f"{self.kernel.name}: {thread_count()} threads")
 
     def _status_text(self) -> str:
@@ -209,6 +217,19 @@ def tune(
     """Opens a tuner on ``kernel(*args)`` over the values given (see the module).
 
     ``serialize=True`` compares parallel and serial loops. ``repeat`` timed calls follow
-    one warm-up call per measurement; the result is their median with min and max.
+    one warm-up call per measurement; the result is their median with min and max. The
+    first choice of every option is measured as the tuner opens.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> y = ti.field(ti.i32, shape=64)
+        >>> @ti.kernel
+        ... def count():
+        ...     for i in y:
+        ...         y[i] += 1
+        >>> tuner = tune(count, serialize=True, repeat=1)
+        >>> tuner.controls["serialize"].value = True
+        >>> [(dict(r.options), r.compiled) for r in tuner.results]
+        [({'serialize': False}, 'miss'), ({'serialize': True}, 'miss')]
     """
     return Tuner(kernel, args, _choices(parallelize, block_dim, serialize), repeat)

@@ -47,6 +47,12 @@ def tune_figure(
     :class:`Measurement` with the ``choices`` they were taken from.
 
     Returns a bare matplotlib Figure (no pyplot state): ``fig.savefig(...)`` in scripts.
+
+        >>> from ti_notebook.widgets.tuning import Measurement
+        >>> runs = [Measurement({"parallelize": p}, 1e-3 / p, 1e-4, 2e-3, "miss") for p in (1, 2)]
+        >>> fig = tune_figure(runs, {"parallelize": [1, 2, 4]}, title="saxpy")
+        >>> fig.axes[0].get_xlabel(), len(fig.axes[0].get_xticks())
+        ('parallelize', 3)
     """
     results = list(getattr(tuner_or_results, "results", tuner_or_results))
     if choices is None:
