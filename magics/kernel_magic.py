@@ -42,6 +42,7 @@ from ti_notebook.magics.report import (
     stage_text,
     summary_line,
 )
+from ti_notebook.magics.tune_option import parse_tune, tune_cell
 
 
 def _positive_int(text: str) -> int:
@@ -102,6 +103,17 @@ class KernelMagics(Magics):
         "specialisation (add_one[a=rows]), launches, total, min, median and max ms, GB/s and "
         "%% of the copy bandwidth where known, as a table and a bar chart of total time. "
         "Turns the profiler on for the session if it is off (ti.profiler.enable()).",
+    )
+    @argument(
+        "--tune",
+        action="append",
+        default=[],
+        type=parse_tune,
+        metavar="OPTION=V1,V2",
+        help="open the loop_config tuner (ti_notebook.widgets.tune) on the cell's one kernel "
+        "with scalar arguments only (passed as 0), over these values of parallelize, "
+        "block_dim or serialize; repeat the flag for several options. The cell's value is "
+        "the tuner.",
     )
     @argument("--quiet", action="store_true", help="do not print the one-line summary per kernel.")
     @cell_magic
@@ -164,6 +176,11 @@ class KernelMagics(Magics):
         if profile is not None:
             for bundle in profile.outputs():
                 display(bundle, raw=True)
+        if args.tune:
+            tuner = self._tune(run.kernels, args.tune)
+            if run.value is None:
+                return tuner
+            display(tuner)
         return run.value
 
     # -- helpers ------------------------------------------------------------------------
@@ -196,6 +213,14 @@ class KernelMagics(Magics):
                 where = self._place(kernel.definition_pos().filename)
                 lines = internal_error_lines(error, name, where)
             raise cell_error(error, lines) from None
+
+    def _tune(self, kernels: dict, options: list):
+        try:
+            return tune_cell(kernels, options)
+        except ti.errors.TiError as error:
+            if debug_enabled():
+                raise
+            raise cell_error(error, ti_error_lines(error, self._place)) from None
 
     def _show(self, wanted: list[str], stages: dict) -> None:
         if wanted and not stages:

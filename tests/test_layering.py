@@ -10,7 +10,8 @@ modules together, it only hides the cycle until a call runs it. The rules:
   layers above them), so a second backend reuses them without the user's objects;
 - nothing inside the package imports its public face (``ti_notebook/__init__.py``);
 - the notebook layer (``magics``, ``widgets``, ``kernels``) imports only the public API,
-  :data:`PUBLIC`, and modules of its own package.
+  :data:`PUBLIC`, and modules of its own package; besides, :data:`NOTEBOOK_FACES` lets
+  one notebook package use another's face (its ``__init__``, never its modules), one way.
 
 The public face registers the ``%%kernel`` magic (IPython's extension protocol looks
 for ``ti_notebook.load_ipython_extension``), so it imports ``ti_notebook.magics``, which
@@ -32,6 +33,9 @@ PACKAGE = "ti_notebook"
 PUBLIC = frozenset({"ti_notebook", "ti_notebook.errors"})
 NOTEBOOK_LAYER = ("ti_notebook.magics", "ti_notebook.widgets", "ti_notebook.kernels")
 EXTENSION_HOOK = ("ti_notebook", "ti_notebook.magics")
+# notebook package -> the other notebook packages' faces it may import: ``%%kernel
+# --tune`` opens ``ti_notebook.widgets.tune`` (DESIGN.md section 6)
+NOTEBOOK_FACES = {"ti_notebook.magics": {"ti_notebook.widgets"}}
 # package -> the packages it must not import (DESIGN.md section 2, issue 13)
 FORBIDDEN = {
     "runtime": {"lang", "frontend", "compiler"},
@@ -201,6 +205,21 @@ def test_the_notebook_layer_uses_only_the_public_api():
         if own is None:
             continue
         for target in sorted(targets):
+            if target in NOTEBOOK_FACES.get(own, ()):
+                continue
             if target not in PUBLIC and in_notebook_layer(target) != own:
                 wrong.append(f"{module} imports {target}")
     assert wrong == []
+
+
+def test_the_notebook_faces_allowed_are_used_one_way():
+    for own, faces in NOTEBOOK_FACES.items():
+        for face in faces:
+            back = [
+                f"{module} imports {target}"
+                for module, targets in sorted(GRAPH.items())
+                if in_notebook_layer(module) == face
+                for target in sorted(targets)
+                if in_notebook_layer(target) == own
+            ]
+            assert back == []

@@ -3,6 +3,11 @@
 The layout view, block-local-storage view, loop_config tuner and timeline: each reads
 the compiler's read-only data and draws it (DESIGN.md sections 2, 4 and 6).
 
+- :func:`layout` / :func:`layout_figure`: where every element of a field lives, and the
+  order a loop visits them;
+- :func:`tune` / :func:`tune_figure`: time a kernel against its loop options, live;
+- :func:`timeline` / :func:`timeline_figure`: the kernel profiler's launches per thread.
+
     >>> import ti_notebook as ti
     >>> from ti_notebook.widgets import layout, layout_figure
     >>> ti.init(arch=ti.cpu)
@@ -11,6 +16,22 @@ the compiler's read-only data and draws it (DESIGN.md sections 2, 4 and 6).
     '16 iterations touched 1 cache line'
 """
 
-from .layout_view import LayoutView, layout, layout_figure
+from ti_notebook.widgets.layout_view import LayoutView, layout, layout_figure
+from ti_notebook.widgets.timeline_plot import timeline_figure
+from ti_notebook.widgets.timeline_view import Timeline, timeline
+from ti_notebook.widgets.tuner import Tuner, tune
+from ti_notebook.widgets.tuner_plot import tune_figure
+from ti_notebook.widgets.tuning import Measurement
 
-__all__ = ["LayoutView", "layout", "layout_figure"]
+__all__ = [
+    "LayoutView",
+    "Measurement",
+    "Timeline",
+    "Tuner",
+    "layout",
+    "layout_figure",
+    "timeline",
+    "timeline_figure",
+    "tune",
+    "tune_figure",
+]

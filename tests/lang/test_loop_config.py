@@ -188,3 +188,23 @@ def test_cpu_max_num_threads_two():
 
     count()
     assert hist.to_numpy().tolist() == [n // 4] * 4
+
+
+def test_configure_serialize_and_configuration_round_trip():
+    x = ti.field(ti.i32, shape=16)
+
+    @ti.kernel
+    def fill():
+        for i in x:
+            x[i] = i
+
+    if _is_taichi():
+        pytest.skip("Kernel.configure is ti_notebook's own")
+    assert fill.configure(serialize=True).report.tasks[-1].kind == "serial"
+    assert fill.configuration == {"serialize": True}
+    saved = fill.configure(block_dim=8, offline_cache=False).configuration
+    assert saved == {"block_dim": 8, "offline_cache": False}
+    fill.configure()
+    assert fill.configure(**saved).report.tasks[-1].loop_config == {"block_dim": 8}
+    fill()
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(16))

@@ -102,16 +102,21 @@ class Kernel(KernelBase):
         *,
         parallelize: int | None = None,
         block_dim: int | None = None,
+        serialize: bool | None = None,
         offline_cache: bool | None = None,
     ) -> Kernel:
         """Sets this kernel's own defaults (each call replaces the previous ones); returns it.
 
-        ``parallelize`` and ``block_dim`` apply to every outermost ``for`` of the kernel
-        (those of the ``ti.func``\\ s it inlines too) as if ``ti.loop_config`` preceded
-        it; a ``ti.loop_config`` written before a loop wins for the values it sets.
+        ``parallelize``, ``block_dim`` and ``serialize`` apply to every outermost ``for``
+        of the kernel (those of the ``ti.func``\\ s it inlines too) as if
+        ``ti.loop_config`` preceded it; a ``ti.loop_config`` written before a loop wins
+        for the values it sets. :attr:`configuration` reads the values back, so
+        ``k.configure(**saved)`` restores what ``saved = k.configuration`` held.
         ``offline_cache=False`` compiles this kernel without the offline cache, ``True``
         with it, ``None`` as ``ti.init`` says. ``%%kernel --parallelize N --block-dim N
-        --no-cache`` uses this. Compiled code is dropped; the next call recompiles.
+        --no-cache`` uses this. Compiled code is dropped; the next call recompiles, or loads
+        from the offline cache the code of a configuration compiled before (its key holds
+        the defaults), so going back to earlier values is a cache hit.
 
             >>> import ti_notebook as ti
             >>> ti.init(arch=ti.cpu)
@@ -134,12 +139,34 @@ class Kernel(KernelBase):
                     f"kernel '{self.name}': {name} must be a positive integer, got {value!r}"
                 )
             loop[name] = value
+        if serialize is not None:
+            loop["serialize"] = bool(serialize)
         self._loop_defaults = loop
         self._offline_cache = None if offline_cache is None else bool(offline_cache)
         self._compiled.clear()
         self._fast = None
         self._last = None
         return self
+
+    @property
+    def configuration(self) -> dict:
+        """The keywords :meth:`configure` last set (those it was given, not None): what
+        ``configure(**kernel.configuration)`` sets again. A new dict each time.
+
+            >>> import ti_notebook as ti
+            >>> ti.init(arch=ti.cpu)
+            >>> @ti.kernel
+            ... def noop():
+            ...     pass
+            >>> noop.configure(block_dim=32, serialize=False).configuration
+            {'block_dim': 32, 'serialize': False}
+            >>> noop.configure().configuration
+            {}
+        """
+        out = dict(self._loop_defaults)
+        if self._offline_cache is not None:
+            out["offline_cache"] = self._offline_cache
+        return out
 
     def _request(self, params: list[Param], templates: dict) -> CompileRequest:
         config = _config.current()
