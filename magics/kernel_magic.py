@@ -34,6 +34,7 @@ from ti_notebook.magics.cell_errors import (
     python_error_lines,
     ti_error_lines,
 )
+from ti_notebook.magics.layout_option import layout_views
 from ti_notebook.magics.profile import SWITCHED_ON, CellProfile
 from ti_notebook.magics.report import (
     STAGES,
@@ -172,7 +173,9 @@ class KernelMagics(Magics):
             if not args.quiet:
                 report = kernel_stages["report"] if kernel_stages is not None else None
                 print(summary_line(name, report) if report is not None else deferred_line(name))
-        self._show(args.show, stages)
+        self._show([s for s in args.show if s != "layout"], stages)
+        if "layout" in args.show:
+            self._show_layouts(run.kernels, stages)
         if profile is not None:
             for bundle in profile.outputs():
                 display(bundle, raw=True)
@@ -236,6 +239,16 @@ class KernelMagics(Magics):
                     print(f"{name}: no {stage} stage: compiled for {arch}", file=sys.stderr)
                     continue
                 display(stage_bundle(name, stage, text), raw=True)
+
+    def _show_layouts(self, kernels: dict, stages: dict) -> None:
+        for name, view in layout_views(kernels, stages, self.shell.user_ns):
+            if view is None:
+                print(
+                    f"{name}: no layout to show: no named field (or not compiled yet)",
+                    file=sys.stderr,
+                )
+            else:
+                display(view)
 
     def _place(self, filename: str) -> str:
         """``Cell In[3]`` for a cell IPython cached, else ``File "name"``."""

@@ -28,7 +28,17 @@ from pygments.lexers import GasLexer, JsonLexer, LlvmLexer, PythonLexer, TextLex
 from pygments.lexers.ptx import PtxLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text
 
-STAGES = ("ast", "ir", "ir_optimized", "llvm", "llvm_optimized", "asm", "ptx", "report")
+STAGES = (
+    "ast",
+    "ir",
+    "ir_optimized",
+    "llvm",
+    "llvm_optimized",
+    "asm",
+    "ptx",
+    "report",
+    "layout",  # not a stage's text: the layout view (magics/layout_option.py)
+)
 
 _CACHE_TEXT = {
     "hit": "cache hit",
