@@ -112,11 +112,14 @@ class BlsData:
         found = set()
         for o in self.offsets():
             i = tuple(x - d for x, d in zip(g, o, strict=True))
-            if all(
-                c <= x < c + b for x, c, b in zip(i, self.corner, self.block_shape, strict=True)
-            ):
+            if self.in_block(i):
                 found.add(i)
         return sorted(found)
+
+    def in_block(self, index) -> bool:
+        """Whether the global ``index`` is a cell of the block (an iteration drawn)."""
+        pairs = zip(index, self.corner, self.block_shape, strict=True)
+        return all(c <= x < c + b for x, c, b in pairs)
 
     @property
     def block_cells(self) -> int:

@@ -83,8 +83,9 @@ def _draw_global(ax, data: BlsData, cell) -> None:
         return (index[0] - row0, index[1] - col0) if two_d else (0, index[0] - col0)
 
     for u in np.ndindex(*data.buffer_shape):  # the halo: the buffer's cells
-        r, c = place(data.global_of(u))
-        _square(ax, r, c, fc=BLOCK if data.in_block(data.global_of(u)) else HALO, ec="none", zorder=0)
+        g = data.global_of(u)
+        r, c = place(g)
+        _square(ax, r, c, fc=BLOCK if data.in_block(g) else HALO, ec="none", zorder=0)
     for index in np.ndindex(*((rows, cols) if two_d else (cols,))):
         g = (index[0] + row0, index[1] + col0) if two_d else (index[0] + col0,)
         if not all(0 <= x < n for x, n in zip(g, data.field_shape, strict=True)):
