@@ -5,6 +5,8 @@ the compiler's read-only data and draws it (DESIGN.md sections 2, 4 and 6).
 
 - :func:`layout` / :func:`layout_figure`: where every element of a field lives, and the
   order a loop visits them;
+- :func:`bls` / :func:`bls_figure`: how ``ti.block_local`` maps a block's indices to its
+  buffer, and which iterations read a buffer cell;
 - :func:`tune` / :func:`tune_figure`: time a kernel against its loop options, live;
 - :func:`timeline` / :func:`timeline_figure`: the kernel profiler's launches per thread.
 
@@ -16,6 +18,7 @@ the compiler's read-only data and draws it (DESIGN.md sections 2, 4 and 6).
     '16 iterations touched 1 cache line'
 """
 
+from ti_notebook.widgets.bls_view import BlsView, bls, bls_figure
 from ti_notebook.widgets.layout_view import LayoutView, layout, layout_figure
 from ti_notebook.widgets.timeline_plot import timeline_figure
 from ti_notebook.widgets.timeline_view import Timeline, timeline
@@ -24,10 +27,13 @@ from ti_notebook.widgets.tuner_plot import tune_figure
 from ti_notebook.widgets.tuning import Measurement
 
 __all__ = [
+    "BlsView",
     "LayoutView",
     "Measurement",
     "Timeline",
     "Tuner",
+    "bls",
+    "bls_figure",
     "layout",
     "layout_figure",
     "timeline",
