@@ -302,12 +302,10 @@ exit:
   ret void
 }
 
-; True when the calling thread is inside a job of this pool (launcher or worker).
-define internal i1 @in_pool(i64 %me) {
+; k when thread %me is worker k of this pool (1 ..), else 0.
+define internal i64 @worker_index(i64 %me) {
 entry:
-  %own = load atomic i64, ptr @owner monotonic, align 8
-  %isown = icmp eq i64 %own, %me
-  br i1 %isown, label %yes, label %loop
+  br label %loop
 loop:
   %i = phi i64 [ 1, %entry ], [ %i1, %next ]
   %todo = icmp slt i64 %i, $NTHREADS
@@ -321,9 +319,23 @@ test:
 next:
   br label %loop
 yes:
-  ret i1 true
+  ret i64 %i
 no:
-  ret i1 false
+  ret i64 0
+}
+
+; True when the calling thread is inside a job of this pool (launcher or worker).
+define internal i1 @in_pool(i64 %me) {
+entry:
+  %own = load atomic i64, ptr @owner monotonic, align 8
+  %isown = icmp eq i64 %own, %me
+  br i1 %isown, label %yes, label %workers
+workers:
+  %k = call i64 @worker_index(i64 %me)
+  %isworker = icmp ne i64 %k, 0
+  ret i1 %isworker
+yes:
+  ret i1 true
 }
 
 ; ceil(n / d) for n >= 0, d > 0, without overflow.
@@ -445,26 +457,10 @@ define i32 @tin_pool_started$SFX() {
 ; The calling thread's place in the pool: k for worker k (1 ..), 0 for any other thread
 ; (the launcher). The profiler's per-thread spans are kept by it.
 define i32 @tin_thread_index$SFX() {
-entry:
   %me = call i64 @pthread_self()
-  br label %loop
-loop:
-  %i = phi i64 [ 1, %entry ], [ %i1, %next ]
-  %todo = icmp slt i64 %i, $NTHREADS
-  br i1 %todo, label %test, label %no
-test:
-  %slot = getelementptr [$NTHREADS x i64], ptr @worker_self, i64 0, i64 %i
-  %w = load atomic i64, ptr %slot monotonic, align 8
-  %isw = icmp eq i64 %w, %me
-  %i1 = add i64 %i, 1
-  br i1 %isw, label %yes, label %next
-next:
-  br label %loop
-yes:
-  %index = trunc i64 %i to i32
+  %k = call i64 @worker_index(i64 %me)
+  %index = trunc i64 %k to i32
   ret i32 %index
-no:
-  ret i32 0
 }
 
 define i32 @tin_pool_size$SFX() {
