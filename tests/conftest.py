@@ -65,3 +65,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if item.get_closest_marker("needs_ptxas"):
                 item.add_marker(skip)
+
+
+# The BLS example of Taichi's performance page, verbatim (tests/seeds checks it against
+# the seed document); the seed test and the BLS widget's tests run it.
+BLS_PAGE_TEXT = """\
+a = ti.field(ti.f32)
+b = ti.field(ti.f32)
+# `a` has a block size of 4x4
+ti.root.pointer(ti.ij, 32).dense(ti.ij, 4).place(a)
+
+@ti.kernel
+def foo():
+  # Taichi will cache `a` into the CUDA shared memory
+  ti.block_local(a)
+  for i, j in a:
+    print(a[i - 1, j], a[i, j + 2])
+"""
+
+
+@pytest.fixture
+def bls_page(tmp_path):
+    """``bls_page()`` runs :data:`BLS_PAGE_TEXT` from a real file (so the kernel's source
+    can be read back, as from any module) in the session current at the call, and
+    returns its namespace (``a``, ``b``, ``foo``); ``bls_page.text`` is the page's code."""
+
+    def run() -> dict:
+        path = tmp_path / "performance_page.py"
+        path.write_text(BLS_PAGE_TEXT)
+        namespace = {"ti": importlib.import_module("ti_notebook")}
+        exec(compile(BLS_PAGE_TEXT, str(path), "exec"), namespace)
+        return namespace
+
+    run.text = BLS_PAGE_TEXT
+    return run

@@ -15,36 +15,18 @@ import ti_notebook as ti
 
 pytestmark = pytest.mark.cpu
 
-PAGE_TEXT = """\
-a = ti.field(ti.f32)
-b = ti.field(ti.f32)
-# `a` has a block size of 4x4
-ti.root.pointer(ti.ij, 32).dense(ti.ij, 4).place(a)
-
-@ti.kernel
-def foo():
-  # Taichi will cache `a` into the CUDA shared memory
-  ti.block_local(a)
-  for i, j in a:
-    print(a[i - 1, j], a[i, j + 2])
-"""
-
 SEED = pathlib.Path(__file__).resolve().parents[3] / "shared/seeds/001_dccf38e4755dca17.txt"
 
 
 @pytest.mark.skipif(not SEED.exists(), reason="the seed documents are not beside this checkout")
-def test_text_is_the_pages_code_block():
+def test_text_is_the_pages_code_block(bls_page):
     page = SEED.read_text(encoding="utf-8")
     blocks = re.findall(r"```python[^\n]*\n(.*?)```", page, flags=re.S)
-    assert PAGE_TEXT in blocks
+    assert bls_page.text in blocks
 
 
-def _run_page_example(capsys, tmp_path):
-    # a real file, so the kernel's source can be read back as from any module
-    path = tmp_path / "performance_page.py"
-    path.write_text(PAGE_TEXT)
-    namespace = {"ti": ti}
-    exec(compile(PAGE_TEXT, str(path), "exec"), namespace)
+def _run_page_example(capsys, bls_page):
+    namespace = bls_page()
     a, foo = namespace["a"], namespace["foo"]
     # one active block away from the borders: (4..7) x (4..7); the stencil reads
     # a[i - 1, j] and a[i, j + 2], which reach the neighbouring (inactive, zero) blocks
@@ -67,8 +49,8 @@ def _expected() -> list[str]:
     return sorted(lines)
 
 
-def test_block_local_before_the_loop_is_accepted_and_applied(capsys, tmp_path):
-    foo, printed = _run_page_example(capsys, tmp_path)
+def test_block_local_before_the_loop_is_accepted_and_applied(capsys, bls_page):
+    foo, printed = _run_page_example(capsys, bls_page)
     assert printed == _expected()
     (entry,) = foo.stages()["report"]["block_local"]
     assert entry["field"] == "a"
@@ -76,9 +58,9 @@ def test_block_local_before_the_loop_is_accepted_and_applied(capsys, tmp_path):
     assert entry["range_text"] == "[I - 1, I + 4) x [J, J + 6)"
 
 
-def test_same_results_without_block_local(capsys, tmp_path):
+def test_same_results_without_block_local(capsys, bls_page):
     ti.init(arch=ti.cpu, make_block_local=False)
-    foo, printed = _run_page_example(capsys, tmp_path)
+    foo, printed = _run_page_example(capsys, bls_page)
     assert printed == _expected()
     assert foo.stages()["report"]["block_local"] == []
 

@@ -18,31 +18,14 @@ pytestmark = pytest.mark.cpu
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
-PAGE_TEXT = """\
-a = ti.field(ti.f32)
-b = ti.field(ti.f32)
-# `a` has a block size of 4x4
-ti.root.pointer(ti.ij, 32).dense(ti.ij, 4).place(a)
 
-@ti.kernel
-def foo():
-  # Taichi will cache `a` into the CUDA shared memory
-  ti.block_local(a)
-  for i, j in a:
-    print(a[i - 1, j], a[i, j + 2])
-"""
-
-
-def _page_kernel(tmp_path):
-    path = tmp_path / "performance_page.py"  # a file: the kernel's source is read back
-    path.write_text(PAGE_TEXT)
-    namespace = {"ti": ti}
-    exec(compile(PAGE_TEXT, str(path), "exec"), namespace)
+def _page_kernel(bls_page):
+    namespace = bls_page()
     return namespace["foo"], namespace["a"]
 
 
-def test_page_example_buffer_and_mapping_are_the_reports(tmp_path):
-    foo, a = _page_kernel(tmp_path)
+def test_page_example_buffer_and_mapping_are_the_reports(bls_page):
+    foo, a = _page_kernel(bls_page)
     (entry,) = foo.report.block_local
     for block in (0, 33, (5, 7)):
         (data,) = bls_data(foo, block=block)
@@ -56,8 +39,8 @@ def test_page_example_buffer_and_mapping_are_the_reports(tmp_path):
     assert bls(foo).data.mapping == "buffer[u0, u1] = a[I - 1 + u0, J + u1]"
 
 
-def test_page_example_readers_contain_the_two_real_accesses(tmp_path):
-    foo, _ = _page_kernel(tmp_path)
+def test_page_example_readers_contain_the_two_real_accesses(bls_page):
+    foo, _ = _page_kernel(bls_page)
     (data,) = bls_data(foo, block=33)  # corner (4, 4)
     assert data.offset_box == ((-1, 0), (0, 2))
     for i, j in np.ndindex(4, 4):
