@@ -99,3 +99,31 @@ def bls_page(tmp_path):
 
     run.text = BLS_PAGE_TEXT
     return run
+
+
+@pytest.fixture
+def serialised_visit_order():
+    """``record(x, before=None)``: runs a serialised struct-for over ``x`` storing 1, 2,
+    3... into the cells it visits (after calling ``before()``, e.g. a kernel activating
+    sparse cells) and returns (the visited cells in visit order, that kernel)."""
+    ti = importlib.import_module("ti_notebook")
+    np = importlib.import_module("numpy")
+
+    def record(x, before=None):
+        counter = ti.field(ti.i32, shape=())
+
+        @ti.kernel
+        def number():
+            ti.loop_config(serialize=True)
+            for index in ti.grouped(x):
+                counter[None] += 1
+                x[index] = counter[None]
+
+        if before is not None:
+            before()
+        number()
+        values = x.to_numpy()
+        cells = np.argwhere(values > 0)
+        return cells[np.argsort(values[tuple(cells.T)])], number
+
+    return record

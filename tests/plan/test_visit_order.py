@@ -58,42 +58,25 @@ DENSE = [_one_d, _row_major, _column_major, _blocked, _three_d, _three_d_nested]
 SPARSE = [_pointer_dense, _pointer_row, _bitmasked_leaf, _pointer_bitmasked]
 
 
-def _visited(x, counter) -> np.ndarray:
-    """Runs a serialised struct-for storing 1, 2, 3... and returns the visit order."""
-
-    @ti.kernel
-    def number():
-        ti.loop_config(serialize=True)
-        for index in ti.grouped(x):
-            counter[None] += 1
-            x[index] = counter[None]
-
-    number()
-    values = x.to_numpy()
-    cells = np.argwhere(values > 0)
-    return cells[np.argsort(values[tuple(cells.T)])]
-
-
-def _fields(build):
+def _field(build):
     x = ti.field(ti.i32)
     build(x)
-    counter = ti.field(ti.i32, shape=())
-    return x, counter
+    return x
 
 
 @pytest.mark.parametrize("build", DENSE, ids=lambda f: f.__name__.strip("_"))
-def test_dense_struct_for_visits_in_plan_order(build):
-    x, counter = _fields(build)
+def test_dense_struct_for_visits_in_plan_order(build, serialised_visit_order):
+    x = _field(build)
     layout = x.layout()
     order = layout.visit_order()
     assert order.shape == (int(np.prod(layout.shape)), len(layout.shape))
-    np.testing.assert_array_equal(_visited(x, counter), order)
+    np.testing.assert_array_equal(serialised_visit_order(x)[0], order)
     assert x.to_numpy()[tuple(order.T)].tolist() == list(range(1, len(order) + 1))
 
 
 @pytest.mark.parametrize("build", DENSE, ids=lambda f: f.__name__.strip("_"))
 def test_visit_order_is_memory_order_for_packed_layouts(build):
-    x, _ = _fields(build)
+    x = _field(build)
     layout = x.layout()
     addresses = [layout.address(tuple(index)) for index in layout.visit_order()]
     assert np.all(np.diff(addresses) > 0)
@@ -101,8 +84,8 @@ def test_visit_order_is_memory_order_for_packed_layouts(build):
 
 
 @pytest.mark.parametrize("build", SPARSE, ids=lambda f: f.__name__.strip("_"))
-def test_sparse_struct_for_visits_active_cells_in_plan_order(build):
-    x, counter = _fields(build)
+def test_sparse_struct_for_visits_active_cells_in_plan_order(build, serialised_visit_order):
+    x = _field(build)
     layout = x.layout()
     rng = np.random.default_rng(13)
     cells = np.argwhere(np.ones(layout.shape, dtype=bool))
@@ -111,7 +94,7 @@ def test_sparse_struct_for_visits_active_cells_in_plan_order(build):
     active = sparse.active_elements(x)
     expected = layout.visit_order(active)
     assert 0 < len(expected) < len(cells)
-    np.testing.assert_array_equal(_visited(x, counter), expected)
+    np.testing.assert_array_equal(serialised_visit_order(x)[0], expected)
     # the unfiltered order lists every cell once, in the order of the loop's counter
     full = layout.visit_order()
     assert sorted(map(tuple, full)) == sorted(np.ndindex(*layout.shape))
@@ -121,7 +104,7 @@ def test_sparse_struct_for_visits_active_cells_in_plan_order(build):
 def test_visit_order_mirrors_struct_indices_cell_by_cell():
     from ti_notebook.plan import visit
 
-    x, _ = _fields(_three_d_nested)
+    x = _field(_three_d_nested)
     layout = x.layout()
     order = layout.visit_order()
     np.testing.assert_array_equal(visit.cell_indices(layout, np.arange(len(order))), order)

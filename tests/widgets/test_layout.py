@@ -127,32 +127,12 @@ def test_byte_strip_interleaves_fields_placed_together_only():
     assert [s.start for s in strip] == list(range(0, 64, 4))
 
 
-def _serialised_order(x, activate=None) -> np.ndarray:
-    """The cells in the order a serialised struct-for stores a running counter, and the
-    kernel that does it."""
-    counter = ti.field(ti.i32, shape=())
-
-    @ti.kernel
-    def number():
-        ti.loop_config(serialize=True)
-        for index in ti.grouped(x):
-            counter[None] += 1
-            x[index] = counter[None]
-
-    if activate is not None:
-        activate()
-    number()
-    values = x.to_numpy()
-    cells = np.argwhere(values > 0)
-    return cells[np.argsort(values[tuple(cells.T)])], number
-
-
 @pytest.mark.parametrize(
     "build",
     [_row_major, _column_major, _blocked, _one_d, _three_d, _pointer_dense],
     ids=lambda f: f.__name__.strip("_"),
 )
-def test_visit_order_is_what_a_serialised_struct_for_writes(build):
+def test_visit_order_is_what_a_serialised_struct_for_writes(build, serialised_visit_order):
     (x,) = build()
     activate = None
     if x.layout().is_sparse:
@@ -163,7 +143,7 @@ def test_visit_order_is_what_a_serialised_struct_for_writes(build):
                 x[i, j] = -1  # activates every cell, so the loop visits them all
 
         activate = fill
-    written, kernel = _serialised_order(x, activate)
+    written, kernel = serialised_visit_order(x, activate)
     for loop in ("struct-for", kernel):
         data = layout_data(x, loop, window=WHOLE)
         assert data.loop == "struct-for"
