@@ -39,6 +39,14 @@ CTX_ARGS = 128  # right after CTX_LAUNCH: one struct packs both (runtime/launch.
 FAST_FLAGS = ("reassoc", "nsz", "arcp", "contract", "afn")
 
 
+def declare(module: ll.Module, name: str, ret: ll.Type, arg_types: list) -> ll.Function:
+    """The function ``name`` of ``module``, declared (external) if it is not there yet."""
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    return ll.Function(module, ll.FunctionType(ret, arg_types), name)
+
+
 def llvm_type(dtype: types.DataType) -> ll.Type:
     if dtype.is_float:
         return {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[dtype.bits]
@@ -63,10 +71,7 @@ class Arithmetic:
         return self.b.call(fn, args, fastmath=flags)
 
     def declare(self, name: str, ret: ll.Type, arg_types: list) -> ll.Function:
-        existing = self.module.globals.get(name)
-        if existing is not None:
-            return existing
-        return ll.Function(self.module, ll.FunctionType(ret, arg_types), name)
+        return declare(self.module, name, ret, arg_types)
 
     def flagged(self, inst: ll.Instruction) -> ll.Instruction:
         if self.fast_math:

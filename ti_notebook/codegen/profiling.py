@@ -70,9 +70,7 @@ def now_ns(module: ll.Module) -> ll.Function:
         return existing
     fn = ll.Function(module, ll.FunctionType(c.I64, []), "tin_now_ns")
     fn.linkage = "internal"
-    clock = module.globals.get("clock_gettime") or ll.Function(
-        module, ll.FunctionType(c.I32, [c.I32, c.PTR]), "clock_gettime"
-    )
+    clock = c.declare(module, "clock_gettime", c.I32, [c.I32, c.PTR])
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     spec = b.alloca(ll.ArrayType(c.I64, 2))
     b.call(clock, [ll.Constant(c.I32, _CLOCK_MONOTONIC), spec])
@@ -112,7 +110,7 @@ def profiled_chunk(
     started = b.call(clock, [])
     b.call(chunk, [ctx, begin, end])
     ended = b.call(clock, [])
-    index = b.call(_declare(module, "tin_thread_index", c.I32, []), [])
+    index = b.call(c.declare(module, "tin_thread_index", c.I32, []), [])
     # a pool larger than this kernel's thread count (a later ti.init asked for fewer)
     # folds the extra threads into the last slot rather than writing past the buffer
     last = ll.Constant(c.I32, layout.threads - 1)
@@ -145,10 +143,3 @@ def add_counted(b: ll.IRBuilder, ctx: ll.Value, layout: ProfileLayout, k: int, n
     b.atomic_rmw("add", word(b, buffer, layout.task(k) + 2), n, "monotonic")
     # every chunk writes the same 1: the race is harmless, and an atomic costs nothing here
     b.atomic_rmw("xchg", word(b, buffer, layout.task(k) + 3), ll.Constant(c.I64, 1), "monotonic")
-
-
-def _declare(module: ll.Module, name: str, ret: ll.Type, args: list) -> ll.Function:
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    return ll.Function(module, ll.FunctionType(ret, args), name)

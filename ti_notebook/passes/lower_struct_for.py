@@ -81,10 +81,12 @@ def _lower(owner: ir.Stmt) -> None:
     head = arith.BlockEmitter(owner.row_head, owner.pos)
     row_start = head(ir.RowStartStmt(loop))
     start = head(ir.CastStmt(row_start, types.u32))
-    width = head.const(rows.width, types.u32)
-    into_row = head.op("mod", start, width)
-    first = head(ir.BinaryOpStmt("sub", start, into_row, types.u32, True))
-    corner = _cell_indices(head, layout, first if rows.whole_blocks else start)
+    if rows.whole_blocks:  # the corner is the leaf block's first cell
+        into_row = head.op("mod", start, head.const(rows.width, types.u32))
+        first = head(ir.BinaryOpStmt("sub", start, into_row, types.u32, True))
+        corner = _cell_indices(head, layout, first)
+    else:
+        corner = _cell_indices(head, layout, start)
     _skip_inactive_blocks(head, layout, loop, corner, start)
     # the cell: the corner plus the position in the row (or in the leaf block)
     old_body = list(owner.body.stmts)

@@ -138,7 +138,8 @@ def decode(
         task_end = task_end or max(task_start, end)
         threads = []
         for t in range(layout.threads):
-            first, last, busy, iterations = (int(w) for w in words[layout.thread(k, t) :][:4])
+            at = layout.thread(k, t)
+            first, last, busy, iterations = (int(w) for w in words[at : at + 4])
             if first:
                 threads.append(ThreadSpan(t, first, last, busy, iterations))
         if info.kind == "serial":
