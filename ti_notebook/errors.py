@@ -157,6 +157,11 @@ class TiPrecisionWarning(UserWarning):
     """
 
 
+class TiNotImplementedError(TiError, NotImplementedError):
+    """A feature the chosen target does not have yet (block-local storage on CUDA...):
+    the message names the kernel and the feature; the hint says what works instead."""
+
+
 class TiValueError(TiError, ValueError):
     """A value of the right type but a wrong shape or range (``from_numpy`` shapes...)."""
 

@@ -37,6 +37,8 @@ CTX_LAUNCH = 120  # the launch number, packed with the arguments at every launch
 CTX_ARGS = 128  # right after CTX_LAUNCH: one struct packs both (runtime/launch.py)
 
 FAST_FLAGS = ("reassoc", "nsz", "arcp", "contract", "afn")
+# unary math that is a call or a long expansion on some target (Arithmetic.transcendental)
+TRANSCENDENTAL = frozenset({"sin", "cos", "tan", "exp", "log", "asin", "acos", "atan", "tanh"})
 
 
 def declare(module: ll.Module, name: str, ret: ll.Type, arg_types: list) -> ll.Function:
@@ -135,13 +137,10 @@ class Arithmetic:
         if op == "mod":
             q = self.intrinsic(f"llvm.floor.{sfx}", t, [self.flagged(b.fdiv(a, c))])
             return self.flagged(b.fsub(a, self.flagged(b.fmul(c, q))))
-        if op == "pow":
-            return self.intrinsic(f"llvm.pow.{sfx}", t, [a, c])
+        if op in ("pow", "atan2"):
+            return self.transcendental(op, [a, c], dtype)
         if op in ("min", "max"):
             return self.intrinsic(f"llvm.{op}num.{sfx}", t, [a, c])
-        if op == "atan2":
-            name = {32: "atan2f", 64: "atan2"}.get(dtype.bits, "atan2f")
-            return b.call(self.declare(name, t, [t, t]), [a, c])
         raise NotImplementedError(op)
 
     def int_binary(self, op: str, a, c, dtype) -> ll.Value:
@@ -242,11 +241,23 @@ class Arithmetic:
             if not dtype.is_signed:
                 return a
             return self.intrinsic(f"llvm.abs.i{dtype.bits}", t, [a, ll.Constant(I1, 0)])
-        llvm_intrinsics = {"sqrt", "sin", "cos", "exp", "log", "floor", "ceil", "round", "tan"}
-        if op in llvm_intrinsics:
+        if op in ("sqrt", "floor", "ceil", "round"):  # one instruction on every target
             return self.intrinsic(f"llvm.{op}.{self.suffix(dtype)}", t, [a])
-        libm = {"asin", "acos", "atan", "tanh"}
-        if op in libm:
-            name = op + ("f" if dtype.bits == 32 else "")
-            return b.call(self.declare(name, t, [t]), [a])
+        if op in TRANSCENDENTAL:
+            return self.transcendental(op, [a], dtype)
         raise NotImplementedError(op)
+
+    def transcendental(self, op: str, args: list, dtype: types.DataType) -> ll.Value:
+        """``op`` of :data:`TRANSCENDENTAL` (or ``pow``, ``atan2``) on float ``args``.
+
+        On the CPU: LLVM's intrinsics where LLVM has them, else libm. A GPU emitter
+        overrides this (codegen/nvptx_math.py): some of these intrinsics abort NVPTX.
+        """
+        t = llvm_type(dtype)
+        if op in ("sin", "cos", "exp", "log", "tan", "pow"):
+            return self.intrinsic(f"llvm.{op}.{self.suffix(dtype)}", t, args)
+        if op == "atan2":
+            name = {32: "atan2f", 64: "atan2"}.get(dtype.bits, "atan2f")
+        else:
+            name = op + ("f" if dtype.bits == 32 else "")
+        return self.b.call(self.declare(name, t, [t] * len(args)), args)

@@ -16,19 +16,16 @@ in ``codegen/common.py``.
 
 from __future__ import annotations
 
-import itertools
-
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen import profiling
 from ti_notebook.codegen.function import FunctionEmitter
+from ti_notebook.codegen.module_base import ModuleGeneratorBase
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
-
-_counter = itertools.count()
 
 # Smallest chunk of a parallel loop, in iterations: below two chunks the loop runs
 # inline on the caller, so a small loop never pays for waking the pool.
@@ -37,17 +34,7 @@ MIN_GRAIN_LOOPING_BODY = 1
 CHUNKS_PER_THREAD = 4
 
 
-def symbol_name(kernel_name: str) -> str:
-    """The kernel's name as an LLVM symbol part: ASCII letters and digits only (JIT symbol
-    lookups are ASCII; 'füllen' becomes 'f_llen', the suffix keeps names unique)."""
-    return "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in kernel_name)
-
-
-def symbol_prefix(kernel_name: str) -> str:
-    return f"tin_{symbol_name(kernel_name)}_{next(_counter)}"
-
-
-class CpuModuleGenerator:
+class CpuModuleGenerator(ModuleGeneratorBase):
     """Builds the LLVM module of one specialised kernel."""
 
     def __init__(
@@ -58,58 +45,16 @@ class CpuModuleGenerator:
         arg_offsets: dict[int, int],
         prefix: str | None = None,
     ) -> None:
-        self.kernel = kernel
-        self.options = options
-        self.capabilities = capabilities
-        self.arg_offsets = arg_offsets
-        # A cached kernel's symbols are named after its key: unique in any process.
-        self.prefix = prefix or symbol_prefix(kernel.name)
-        self.module = ll.Module(name=kernel.name)
-        self.prints: list[dict] = []
-        self.asserts: list[dict] = []
-        # The SNode trees the kernel touches, by local slot: the code reads tree k's base
-        # from slot k of a table the launcher fills, so it names no process-wide tree id
-        # and the offline cache can load it for fields of any tree with the same plan.
-        self.tree_slots: list[int] = []
-        self.random_sites = itertools.count()  # ti.random call sites, numbered per kernel
+        super().__init__(kernel, options, capabilities, arg_offsets, prefix)
         # kernel_profiler: the event buffer's layout (codegen/profiling.py), else None
         self.profile: profiling.ProfileLayout | None = None
         if options.kernel_profiler:
             tasks = len(kernel.tasks())
             self.profile = profiling.ProfileLayout(tasks, max(capabilities.threads, 1))
 
-    def tree_slot(self, tree_id: int) -> int:
-        if tree_id not in self.tree_slots:
-            self.tree_slots.append(tree_id)
-        return self.tree_slots.index(tree_id)
-
     @property
     def entry_name(self) -> str:
         return f"{self.prefix}_entry"
-
-    # -- registries the launcher reads -------------------------------------------------
-    def register_print(self, stmt: ir.PrintStmt) -> int:
-        parts = []
-        for item in stmt.layout:
-            if item is None:
-                parts.append(("sep",))
-            elif isinstance(item, str):
-                parts.append(("text", item))
-            else:
-                parts.append(("value", stmt.values[item].dtype.name, stmt.specs[item]))
-        self.prints.append({"parts": parts, "sep": stmt.sep, "end": stmt.end})
-        return len(self.prints) - 1
-
-    def register_assert(self, stmt: ir.AssertStmt) -> int:
-        self.asserts.append(
-            {
-                "message": stmt.message,
-                "kind": stmt.kind,
-                "pos": stmt.pos,
-                "nargs": len(stmt.args),
-            }
-        )
-        return len(self.asserts)
 
     # -- module ------------------------------------------------------------------------
     def generate(self) -> str:

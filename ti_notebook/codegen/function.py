@@ -217,16 +217,20 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
             old = self.b.load(slot, typ=llvm_type(dtype))
             self.b.store(self.binary(s.op, old, value, dtype), slot)
             return old
+        return self.atomic(s.op, self.v(s.dest), value, dtype)
+
+    def atomic(self, op: str, ptr: ll.Value, value: ll.Value, dtype: types.DataType):
+        """``atomicrmw`` of IR op ``op`` (add sub min max bit_*) at ``ptr``: the old value."""
         if dtype.is_float:
-            op = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}.get(s.op)
-            if op is None:
-                raise NotImplementedError(f"atomic {s.op} on floats")
+            kind = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}.get(op)
+            if kind is None:
+                raise NotImplementedError(f"atomic {op} on floats")
         else:
-            op = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or"}.get(s.op)
-            op = op or {"bit_xor": "xor"}.get(s.op)
-            if s.op in ("min", "max"):
-                op = s.op if dtype.is_signed else "u" + s.op
-        return self.b.atomic_rmw(op, self.v(s.dest), value, "monotonic")
+            kind = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or"}.get(op)
+            kind = kind or {"bit_xor": "xor"}.get(op)
+            if op in ("min", "max"):
+                kind = op if dtype.is_signed else "u" + op
+        return self.b.atomic_rmw(kind, ptr, value, "monotonic")
 
     def emit_LocalArray(self, s: ir.LocalArrayStmt):
         # In the entry block: one array per task call, not one per loop iteration.

@@ -132,16 +132,13 @@ class RandomMixin:
 
         work = types.f64 if dtype.bits == 64 else types.f32
         t = llvm_type(work)
-        sfx = self.suffix(work)
         b = self.b
         u1 = self.uniform(words[0], words[1], work, plus_one=True)
         u2 = self.uniform(words[2], words[3], work)
-        log = self.intrinsic(f"llvm.log.{sfx}", t, [u1])
-        radius = self.intrinsic(
-            f"llvm.sqrt.{sfx}", t, [self.flagged(b.fmul(log, ll.Constant(t, -2.0)))]
-        )
+        log = self.unary("log", u1, work)
+        radius = self.unary("sqrt", self.flagged(b.fmul(log, ll.Constant(t, -2.0))), work)
         angle = self.flagged(b.fmul(u2, ll.Constant(t, 2.0 * math.pi)))
-        value = self.flagged(b.fmul(radius, self.intrinsic(f"llvm.cos.{sfx}", t, [angle])))
+        value = self.flagged(b.fmul(radius, self.unary("cos", angle, work)))
         return value if work is dtype else b.fptrunc(value, llvm_type(dtype))
 
     def random_key(self) -> list[ll.Value]:

@@ -25,7 +25,7 @@ import dataclasses
 import logging
 import time
 
-from ti_notebook.codegen.cpu import symbol_name
+from ti_notebook.codegen.module_base import symbol_name
 from ti_notebook.compiler import cache_keys, cache_policy
 from ti_notebook.compiler.backends.base import Artifact
 from ti_notebook.compiler.driver import compile_kernel

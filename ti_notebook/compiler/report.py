@@ -228,6 +228,8 @@ class KernelReport(Mapping):
     pass_records: tuple[PassRecord, ...] = ()
     compile_time_s: float = 0.0  # tracing to loaded code (a cache hit: the load)
     cache: str | None = None  # hit | miss | off | uncacheable
+    # CUDA: how each task launches (codegen/nvptx.py states the fields); empty on the CPU
+    launches: tuple[Mapping, ...] = ()
 
     @property
     def passes(self) -> tuple[str, ...]:
@@ -251,6 +253,7 @@ class KernelReport(Mapping):
             tuple(PassRecord(**r) for r in records),
             float(d.get("compile_time_s", 0.0)),
             d.get("cache"),
+            tuple(_frozen(launch) for launch in d.get("launches", ())),
         )
 
     def to_dict(self) -> dict:
@@ -270,6 +273,8 @@ class KernelReport(Mapping):
             out["bounds"] = self.bounds.to_dict()
         if self.cache is not None:
             out["cache"] = self.cache
+        if self.launches:
+            out["launches"] = [dict(launch) for launch in self.launches]
         return out
 
     # -- the mapping of to_dict(), read-only ------------------------------------------

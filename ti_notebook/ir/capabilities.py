@@ -18,7 +18,8 @@ from __future__ import annotations
 import dataclasses
 
 # The atomic read-modify-write operations every target in view (x86-64, NVPTX) does in
-# one instruction on integers; floats may be emulated with compare-and-swap loops.
+# one instruction on integers; floats may be emulated with compare-and-swap loops. A
+# target with native float atomics lists them as "<op>_<type>" ("add_f32").
 INTEGER_ATOMICS = frozenset({"add", "sub", "min", "max", "bit_and", "bit_or", "bit_xor"})
 
 
@@ -33,6 +34,10 @@ class Capabilities:
     shared_memory_per_block: int = 0  # bytes of on-chip memory a block shares (0: none)
     non_temporal_stores: bool = True  # stores that bypass the cache exist
     native_atomics: frozenset = INTEGER_ATOMICS  # atomic ops done in one instruction
+    # each task is a kernel of its own, launched by the host (CUDA): values that cross
+    # tasks go through the temporaries buffer (passes/spill_between_tasks.py), and the
+    # code has no host-side interrupt polls or CPU timestamps
+    tasks_are_kernels: bool = False
 
     def key(self) -> list:
         """The record as plain values in a fixed order (a set's order is not), for keys."""

@@ -64,13 +64,19 @@ class TempPtrStmt(Stmt):
 
 
 class PtrOffsetStmt(Stmt):
-    """``base + byte_offset`` seen as a pointer to ``dtype``."""
+    """``base + byte_offset`` seen as a pointer to ``dtype``.
+
+    ``field``: the field whose element this addresses, when it is one
+    (``passes/lower_access.py`` sets it), for analyses such as which loads read memory no
+    one writes; None for other addresses (activity bits, whole cells, buffers).
+    """
 
     operand_names = ("base", "byte_offset")
 
     def __init__(self, base: Stmt, byte_offset: Stmt, dtype: DataType) -> None:
         super().__init__(dtype)
         self.base, self.byte_offset = base, byte_offset
+        self.field: FieldRef | None = None
 
 
 class GlobalLoadStmt(Stmt):

@@ -4,8 +4,9 @@
   block's ``owner`` is the statement holding it;
 - each operand is a statement defined before its use, in a position that dominates it:
   earlier in the same block or in an enclosing one (a task's prologue dominates its body
-  and epilogue, and holds the copies of its ndrange ``extents`` and ``starts``; the
-  serial code of a task runs before every later task);
+  and epilogue, and holds the copies of its ndrange ``extents`` and ``starts``, and of
+  its ``begin`` and ``end`` where tasks are kernels (``passes/spill_between_tasks.py``);
+  the serial code of a task runs before every later task);
 - each operand has a type (but the byte pointers of a tree's root, a block-local buffer
   and a scratch allocation, whose users type the addresses made from them);
 - ``break`` and ``continue`` sit inside a loop;
@@ -35,7 +36,8 @@ from ti_notebook.ir import nodes as ir
 
 _LOOPS = (ir.RangeForStmt, ir.StructForStmt, ir.WhileStmt)
 _BYTE_POINTERS = (ir.RootPtrStmt, ir.BlockLocalStmt, ir.ScratchAllocStmt)
-_INSIDE_TASK = ("extents", "starts")  # a task's operands that its prologue computes
+# a task's operands that its prologue computes (begin and end: where tasks are kernels)
+_INSIDE_TASK = ("begin", "end", "extents", "starts")
 
 
 def verify(block: ir.Block, after: str) -> None:

@@ -26,6 +26,7 @@ import types as pytypes
 import weakref
 from collections.abc import Mapping
 
+from ti_notebook.compiler.backends.cuda import cuda_backend
 from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param
@@ -306,8 +307,25 @@ class Kernel(KernelBase):
         return compiled.launch(runtime_args)
 
     # -- introspection ---------------------------------------------------------------
-    def stages(self, *args) -> Stages:
-        """Every stage's text for the specialisation ``args`` selects (DESIGN.md §3)."""
+    def stages(self, *args, arch: str | None = None, compute_capability: str = "sm_90") -> Stages:
+        """Every stage's text for the specialisation ``args`` selects (DESIGN.md §3).
+
+        ``arch="cuda"`` compiles that specialisation for CUDA (``compute_capability``:
+        ``"sm_80"``, ``"sm_90"``...) whatever the session's arch, with no device needed:
+        its stages have ``ptx`` where the CPU's have ``asm``, and the report's
+        ``launches`` say how each task launches. The kernel's CPU code is not touched.
+
+            >>> import ti_notebook as ti
+            >>> ti.init(arch=ti.cpu)
+            >>> @ti.kernel
+            ... def twice(a: ti.f32) -> ti.f32:
+            ...     return a * 2
+            >>> ptx = twice.stages(arch="cuda", compute_capability="sm_80")["ptx"]
+            >>> ".target sm_80" in ptx, twice(1.5)
+            (True, 3.0)
+        """
+        if arch is not None:
+            return self._stages_for(arch, compute_capability, args)
         if args or not self._compiled or self._generation != _config.generation():
             if not args and any(p.kind != "scalar" for p in self.params()):
                 if self._last is None:
@@ -321,6 +339,29 @@ class Kernel(KernelBase):
             (_compiled, stages, _inputs), _ = self.compiled_for(args)
             return stages
         return self._last[1]
+
+    def _stages_for(self, arch: str, compute_capability: str, args: tuple) -> Stages:
+        """The stages of ``args``' specialisation compiled for ``arch`` (not the session's)."""
+        if arch not in ("cuda", "gpu"):
+            raise TiValueError(
+                f"kernel '{self.name}': stages(arch={arch!r}) is not a target to compile for",
+                hint='use arch="cuda" (or leave arch out for the session\'s own)',
+            )
+        if not _config.is_initialized():
+            _config.set_current(_config.make_config())
+        params = self.params()
+        if not args:
+            if any(p.kind != "scalar" for p in params):
+                raise TiTypeError(
+                    f"kernel '{self.name}' has template or ndarray parameters",
+                    hint=f'pass example arguments: kernel.stages(x, arr, arch="{arch}")',
+                )
+            args = tuple(_example_value(p) for p in params)
+        _key, _runtime_args, templates, concrete = self._specialise(args)
+        request = self._request(concrete, templates)
+        request.backend = cuda_backend(compute_capability)
+        with _COMPILE_LOCK:
+            return compile_cached(request)[1]
 
     @property
     def report(self) -> KernelReport:

@@ -52,6 +52,7 @@ def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt) -> ir.Stmt:
         root = emit(ir.RootPtrStmt(plan.tree_id))
     address = ir.PtrOffsetStmt(root, offset, field.dtype)
     address.pos = ptr.pos
+    address.field = field if ptr.private is None else None
     block = ptr.parent
     block.stmts[block.stmts.index(ptr)] = address
     address.parent = block

@@ -71,13 +71,19 @@ def _move_shared_locals(kernel: KernelIR, parallel: list[ir.OffloadedStmt]) -> N
                 if isinstance(operand, ir.AllocaStmt) and not transform.contains(task, operand):
                     shared[operand.id] = operand
     for alloca in shared.values():
-        offset = kernel.new_temp(alloca.dtype.size)
-        temp = ir.TempPtrStmt(offset, alloca.dtype)
-        temp.pos = alloca.pos
-        block = alloca.parent
-        block.stmts[block.stmts.index(alloca)] = temp
-        temp.parent = block
-        _rewrite_local_accesses(kernel.block, alloca, temp)
+        move_local_to_temp(kernel, alloca)
+
+
+def move_local_to_temp(kernel: KernelIR, alloca: ir.AllocaStmt) -> ir.TempPtrStmt:
+    """``alloca`` becomes a kernel temporary: loads and stores of it become global ones."""
+    offset = kernel.new_temp(alloca.dtype.size)
+    temp = ir.TempPtrStmt(offset, alloca.dtype)
+    temp.pos = alloca.pos
+    block = alloca.parent
+    block.stmts[block.stmts.index(alloca)] = temp
+    temp.parent = block
+    _rewrite_local_accesses(kernel.block, alloca, temp)
+    return temp
 
 
 def _rewrite_local_accesses(root: ir.Block, alloca: ir.AllocaStmt, temp: ir.TempPtrStmt) -> None:

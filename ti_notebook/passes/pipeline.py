@@ -41,6 +41,7 @@ from ti_notebook.passes import (
     offload,
     privatize_scatter,
     prove_bounds,
+    spill_between_tasks,
     typecheck,
 )
 
@@ -67,6 +68,24 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("eliminate_dead_code", eliminate_dead_code.run),
     ("typecheck_final", typecheck.run),
 )
+
+
+def _kernel_per_task_passes() -> tuple[tuple[str, Pass], ...]:
+    """Where each task is a kernel (CUDA): the CPU's passes without privatize_scatter
+    (its per-chunk copies come from the host heap, and a GPU runs too many threads for
+    copies to pay), with the values that cross tasks spilled to temporaries once the
+    lowering is done."""
+    steps = []
+    for name, run_pass in PASSES:
+        if name == "privatize_scatter":
+            continue
+        if name == "eliminate_dead_code":
+            steps.append(("spill_between_tasks", spill_between_tasks.run))
+        steps.append((name, run_pass))
+    return tuple(steps)
+
+
+KERNEL_PER_TASK_PASSES = _kernel_per_task_passes()
 
 
 @dataclasses.dataclass(frozen=True)

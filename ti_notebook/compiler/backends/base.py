@@ -34,6 +34,10 @@ class Artifact:
     code: bytes | None = None  # loadable code, kept when the offline cache stores it
     # kernel_profiler: (tasks, threads) of the code's event buffer (codegen/profiling.py)
     profile: tuple[int, int] | None = None
+    # targets whose tasks are kernels (CUDA): one launch per task, in order, as
+    # codegen/nvptx.py's launch contract states; empty on the CPU
+    launches: list[dict] = dataclasses.field(default_factory=list)
+    temps_bytes: int = 0  # the device buffer of values the tasks pass each other
 
 
 class Backend(abc.ABC):
@@ -92,6 +96,9 @@ class Backend(abc.ABC):
             "trees": artifact.tree_slots,
             "profile": list(artifact.profile) if artifact.profile else None,
         }
+        if artifact.launches:
+            header["launches"] = artifact.launches
+            header["temps_bytes"] = artifact.temps_bytes
         return header, artifact.code or b""
 
     def deserialise(self, header: dict, payload: bytes, source) -> Artifact:
@@ -103,6 +110,8 @@ class Backend(abc.ABC):
             header["trees"],
             payload,
             tuple(header["profile"]) if header.get("profile") else None,
+            list(header.get("launches", ())),
+            int(header.get("temps_bytes", 0)),
         )
 
     def __repr__(self) -> str:

@@ -36,6 +36,20 @@ def host_vector_width() -> int:
     return 32 if "+avx" in features else 16
 
 
+def context_arg_layout(params: list, written: list[str]) -> ArgLayout:
+    """The launch-time argument layout in the launch context (the same on every target);
+    ``written`` names the ndarrays the code stores into (a read-only NumPy array passed
+    there is refused before launching)."""
+    slots = []
+    for p in params:
+        if p.kind == "ndarray":
+            slots.append(ArgSlot(p.name, "ndarray", p.dtype, p.ndim, p.name in written))
+        elif p.kind == "scalar":
+            kind = "float" if p.dtype.is_float else "int" if p.dtype.is_signed else "uint"
+            slots.append(ArgSlot(p.name, kind, p.dtype, 0))
+    return ArgLayout(slots)
+
+
 class CpuBackend(Backend):
     """The host CPU (``ti.cpu``, ``ti.x64``, ``ti.arm64``)."""
 
@@ -57,16 +71,7 @@ class CpuBackend(Backend):
         return {"triple": engine.triple, "cpu": engine.cpu_name, "features": engine.cpu_features}
 
     def arg_layout(self, params: list, written: list[str]) -> ArgLayout:
-        """The launch-time argument layout; ``written`` names the ndarrays the code
-        stores into (a read-only NumPy array passed there is refused before launching)."""
-        slots = []
-        for p in params:
-            if p.kind == "ndarray":
-                slots.append(ArgSlot(p.name, "ndarray", p.dtype, p.ndim, p.name in written))
-            elif p.kind == "scalar":
-                kind = "float" if p.dtype.is_float else "int" if p.dtype.is_signed else "uint"
-                slots.append(ArgSlot(p.name, kind, p.dtype, 0))
-        return ArgLayout(slots)
+        return context_arg_layout(params, written)
 
     def generate(
         self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None

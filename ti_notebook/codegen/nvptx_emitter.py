@@ -1,0 +1,239 @@
+"""Emits one CUDA kernel (one task) from IR statements: the shared emitter, GPU-shaped.
+
+:class:`NvptxFunctionEmitter` is ``codegen/function.py``'s ``FunctionEmitter`` with what
+differs on the GPU overridden:
+
+- a parallel task is a grid-stride loop over ``[begin, end)``:
+  ``i = begin + ctaid.x * ntid.x + tid.x; i += ntid.x * nctaid.x``; each thread runs the
+  task's prologue, its iterations, then the epilogue (where a thread-local reduction
+  combines a warp's values first: ``codegen/nvptx_reduce.py``). An ndrange splits ``i``
+  per axis; a struct-for's row loop runs its row head for each ``i`` with a row offset
+  of 0, and a ``SkipRows`` there moves the thread on to its next ``i``;
+- memory: field, temporary and ndarray bases are ``addrspace(1)`` pointers (``ld.global``),
+  and loads from a base the task never writes carry ``!invariant.load`` (``ld.global.nc``;
+  ndarrays only when the task writes none of them, since two arguments may share memory);
+- ``ti.clock_counter()`` reads ``%clock64``; ``print`` calls ``vprintf``
+  (``codegen/nvptx_print.py``); transcendentals use libdevice or the special function
+  unit (``codegen/nvptx_math.py``); there are no interrupt polls (the host cannot
+  signal a running kernel through host memory).
+
+Atomics get ``syncscope("device")`` in :func:`device_scoped` (llvmlite's builder has no
+syncscope argument), so PTX says ``atom.global.add`` rather than ``atom.sys``.
+
+    >>> line = '  %".8" = atomicrmw fadd ptr addrspace(1) %".6", float %".7" monotonic'
+    >>> device_scoped(line).endswith('syncscope("device") monotonic')
+    True
+"""
+
+from __future__ import annotations
+
+import re
+
+import llvmlite.ir as ll
+
+from ti_notebook.codegen import common as c
+from ti_notebook.codegen.function import FunctionEmitter
+from ti_notebook.codegen.loops import RowState
+from ti_notebook.codegen.nvptx_math import NvptxMath
+from ti_notebook.codegen.nvptx_print import DevicePrint
+from ti_notebook.codegen.nvptx_reduce import WarpReduction, is_reduction_atomic
+from ti_notebook.errors import TiInternalError
+from ti_notebook.ir import nodes as ir
+
+GLOBAL = ll.PointerType(addrspace=1)
+_ORDERING = r"(?:unordered|monotonic|acquire|release|acq_rel|seq_cst)"
+_ATOMIC_LINE = re.compile(
+    rf"^(.*= (?:atomicrmw|cmpxchg) .*?)( {_ORDERING}(?: {_ORDERING})?)$", re.M
+)
+
+
+def device_scoped(module_text: str) -> str:
+    """``module_text`` with every atomicrmw and cmpxchg scoped to the device."""
+    return _ATOMIC_LINE.sub(r'\1 syncscope("device")\2', module_text)
+
+
+def base_of(ptr: ir.Stmt) -> tuple | None:
+    """Which memory a pointer statement points into: ("tree", id), ("temps",),
+    ("ndarray",), or None (a local buffer)."""
+    while isinstance(ptr, ir.PtrOffsetStmt):
+        ptr = ptr.base
+    if isinstance(ptr, ir.RootPtrStmt):
+        return ("tree", ptr.tree_id)
+    if isinstance(ptr, ir.TempPtrStmt):
+        return ("temps",)
+    if isinstance(ptr, ir.ExternalPtrStmt):
+        return ("ndarray",)
+    return None
+
+
+class WrittenMemory:
+    """What one task stores into (plainly, atomically or by clearing), so that loads
+    from anything else can be marked invariant.
+
+    Elements of two fields never overlap, even in one tree, so a field is tracked on its
+    own where the address says which field it is (``PtrOffsetStmt.field``); a store to
+    an address of no known field (activity bits, a whole cell) counts for its tree.
+    """
+
+    def __init__(self, task: ir.OffloadedStmt) -> None:
+        self.bases: set = set()  # every memory written in part
+        self.whole: set = set()  # memories written at addresses of no known field
+        self.fields: set = set()
+        for stmt in task.walk_all():
+            if isinstance(stmt, (ir.GlobalStoreStmt, ir.MemsetZeroStmt)):
+                self.add(stmt.ptr)
+            elif isinstance(stmt, ir.AtomicOpStmt) and not isinstance(stmt.dest, ir.AllocaStmt):
+                self.add(stmt.dest)
+
+    def add(self, ptr: ir.Stmt) -> None:
+        base = base_of(ptr)
+        self.bases.add(base)
+        field = getattr(ptr, "field", None)
+        if field is None:
+            self.whole.add(base)
+        else:
+            self.fields.add(field)
+
+    def unchanged(self, ptr: ir.Stmt) -> bool:
+        """True when nothing this task writes can change what ``ptr`` points to."""
+        base = base_of(ptr)
+        if base is None:  # a local or shared buffer: not global memory
+            return False
+        field = getattr(ptr, "field", None)
+        if field is None or base[0] != "tree":
+            # ndarrays: any written one may be this one (two arguments can share memory)
+            return base not in self.bases
+        return base not in self.whole and field not in self.fields
+
+
+class NvptxFunctionEmitter(WarpReduction, DevicePrint, NvptxMath, FunctionEmitter):
+    """Emits ``task`` into the kernel ``fn`` (whose one argument is ctx)."""
+
+    def __init__(self, module_gen, fn: ll.Function, task: ir.OffloadedStmt, block_dim: int):
+        super().__init__(module_gen, fn)
+        self.task = task
+        self.written = WrittenMemory(task)
+        has_asserts = any(isinstance(s, ir.AssertStmt) for s in task.walk_all())
+        self.warp_reduction = block_dim % 32 == 0 and not has_asserts
+        self.current: ir.Stmt | None = None  # for error positions
+
+    def stmt(self, stmt: ir.Stmt) -> None:
+        self.current = stmt
+        super().stmt(stmt)
+
+    def current_pos(self):
+        return self.current.pos if self.current is not None else None
+
+    def sreg(self, name: str) -> ll.Value:
+        """A special register's x component (``tid``, ``ctaid``, ``ntid``, ``nctaid``)."""
+        return self.intrinsic(f"llvm.nvvm.read.ptx.sreg.{name}.x", c.I32, [])
+
+    # -- the task ----------------------------------------------------------------------
+    def emit_task(self) -> None:
+        task = self.task
+        self.start_random(task)
+        if task.kind == "serial":
+            self.block(task.body)
+        else:
+            self.block(task.prologue)
+            self.grid_stride_loop(task)
+            self.end_random_loop()
+            self.block(task.epilogue)
+        self.finish()
+
+    def bound(self, value) -> ll.Value:
+        if isinstance(value, int):
+            return ll.Constant(c.I64, value)
+        return self.b.sext(self.v(value), c.I64)
+
+    def grid_stride_loop(self, task: ir.OffloadedStmt) -> None:
+        b = self.b
+        begin, end = self.bound(task.begin), self.bound(task.end)
+        tid, block, size, blocks = (b.zext(self.sreg(n), c.I64) for n in _SREGS)
+        counter = self.alloca(c.I64, "grid_i")
+        b.store(b.add(begin, b.add(b.mul(block, size), tid)), counter)
+        stride = b.mul(size, blocks)
+        header, body, latch, exit_block = (
+            self.fn.append_basic_block(n) for n in ("grid", "grid_body", "grid_next", "grid_end")
+        )
+        b.branch(header)
+        b.position_at_end(header)
+        flat = b.load(counter, typ=c.I64)
+        b.cbranch(b.icmp_signed("<", flat, end), body, exit_block)
+        b.position_at_end(body)
+        self.bind_iteration(task, b.trunc(flat, c.I32), latch)
+        self.loop_targets.append((latch, exit_block))
+        if task.kind == "struct_for":
+            self.block(task.row_head)
+        self.block(task.body)
+        self.loop_targets.pop()
+        if not b.block.is_terminated:
+            b.branch(latch)
+        b.position_at_end(latch)
+        b.store(b.add(flat, stride), counter)
+        b.branch(header)
+        b.position_at_end(exit_block)
+
+    def bind_iteration(self, task: ir.OffloadedStmt, i: ll.Value, latch: ll.Block) -> None:
+        """Makes the loop's indices (or row state) those of flat iteration ``i``."""
+        loop = task.loop
+        if task.kind == "struct_for":
+            self.rows[loop.id] = RowState(None, latch, i)
+            self.rows[loop.id].offset = ll.Constant(c.I32, 0)
+        elif task.extents:
+            extents = [self.v(e) for e in task.extents]
+            starts = [self.v(s) for s in task.starts]
+            self.loop_indices[loop.id] = self.split_index(i, extents, starts)
+        else:
+            self.loop_indices[loop.id] = [i]
+        self.random_iteration(loop, lambda: i)
+
+    def emit_SkipRows(self, s: ir.SkipRowsStmt):
+        self.b.branch(self.rows[s.loop.id].header)  # this thread's next iteration
+
+    def poll_interrupt(self) -> None:
+        """No polls on the GPU: a kernel runs to its end."""
+
+    def strip_mined_loop(self, begin, end, body, set_indices) -> None:
+        self.simple_loop(begin, end, body, set_indices)
+
+    # -- memory ------------------------------------------------------------------------
+    def global_space(self, key: tuple, generic: ll.Value) -> ll.Value:
+        make = lambda: self.entry_builder.addrspacecast(generic, GLOBAL)  # noqa: E731
+        return self.invariant(("global", *key), make)
+
+    def root(self, tree_id: int) -> ll.Value:
+        return self.global_space(("root", tree_id), super().root(tree_id))
+
+    def temps(self) -> ll.Value:
+        return self.global_space(("temps",), super().temps())
+
+    def external_data(self, arg_index: int) -> ll.Value:
+        return self.global_space(("data", arg_index), super().external_data(arg_index))
+
+    def emit_GlobalLoad(self, s: ir.GlobalLoadStmt):
+        load = super().emit_GlobalLoad(s)
+        if self.written.unchanged(s.ptr):
+            load.set_metadata("invariant.load", self.module.add_metadata([]))
+        return load
+
+    def emit_AtomicOp(self, s: ir.AtomicOpStmt):
+        if self.warp_reduction and is_reduction_atomic(s, self.task):
+            return self.reduce_then_atomic(s)
+        return super().emit_AtomicOp(s)
+
+    def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
+        ptr = self.v(s.ptr)
+        name = f"llvm.memset.p{ptr.type.addrspace}.i64"
+        fn = self.declare(name, c.VOID, [ptr.type, c.I8, c.I64, c.I1])
+        zero, size = ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)
+        self.b.call(fn, [ptr, zero, size, ll.Constant(c.I1, 0)])
+
+    def emit_ScratchAlloc(self, s: ir.ScratchAllocStmt):
+        raise TiInternalError("a privatised scatter reached the CUDA code generator", s.pos)
+
+    def emit_Clock(self, s: ir.ClockStmt):
+        return self.intrinsic("llvm.nvvm.read.ptx.sreg.clock64", c.I64, [])
+
+
+_SREGS = ("tid", "ctaid", "ntid", "nctaid")

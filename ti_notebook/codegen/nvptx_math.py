@@ -1,0 +1,107 @@
+"""Transcendental math on NVPTX: libdevice, or the hardware's approximations.
+
+LLVM's NVPTX back end cannot select ``llvm.sin/cos/tan/pow`` (without ``afn``),
+``llvm.sin.f64`` or ``llvm.exp/log``: it aborts the whole process ("Cannot select"),
+which would kill a notebook's kernel. So the CPU's intrinsics
+(``Arithmetic.transcendental`` in ``codegen/common.py``) are replaced here:
+
+- with ``fast_math`` (the default), f32 ``sin cos tan exp log pow tanh`` use the special
+  function unit's approximations (``sin.approx.f32``, ``ex2.approx.f32``...), as CUDA's
+  ``-use_fast_math`` does;
+- everything else calls libdevice (``__nv_sinf``, ``__nv_atan2``...), which
+  ``codegen/nvptx_target.py`` links into the module;
+- without libdevice, a call that needs it is a compile error saying how to get it.
+
+f16 is computed in f32. The ops are :data:`~ti_notebook.codegen.common.TRANSCENDENTAL`
+plus ``pow`` and ``atan2``.
+
+    >>> libdevice_name("sin", 32), libdevice_name("atan2", 64)
+    ('__nv_sinf', '__nv_atan2')
+    >>> sorted(APPROXIMATE)
+    ['cos', 'exp', 'log', 'pow', 'sin', 'tan', 'tanh']
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import llvmlite.ir as ll
+
+from ti_notebook.codegen import nvptx_target
+from ti_notebook.codegen.common import llvm_type
+from ti_notebook.errors import TiRuntimeError
+from ti_notebook.ir import types
+
+APPROXIMATE = frozenset({"sin", "cos", "tan", "exp", "log", "pow", "tanh"})
+_F32 = ll.FloatType()
+
+
+def libdevice_name(op: str, bits: int) -> str:
+    """libdevice's function for ``op`` on a float of ``bits`` (32: the ``f`` variant)."""
+    return f"__nv_{op}{'f' if bits == 32 else ''}"
+
+
+class NvptxMath:
+    """``transcendental`` for the NVPTX emitter (which provides ``b``, ``declare``...)."""
+
+    def transcendental(self, op: str, args: list, dtype: types.DataType) -> ll.Value:
+        if dtype.bits == 16:  # no f16 forms: compute in f32
+            wide = [self.b.fpext(a, _F32) for a in args]
+            return self.b.fptrunc(self.transcendental(op, wide, types.f32), llvm_type(dtype))
+        if self.fast_math and dtype.bits == 32 and op in APPROXIMATE:
+            return self.approximate(op, args)
+        if nvptx_target.find_libdevice() is None:
+            raise TiRuntimeError(
+                f"ti.{op} on {dtype} needs CUDA's libdevice, which was not found",
+                self.current_pos(),
+                hint="set CUDA_HOME to a CUDA toolkit (it holds nvvm/libdevice/libdevice.10.bc), "
+                "or pip install nvidia-cuda-nvcc; f32 sin/cos/tan/exp/log/pow/tanh work "
+                "without it under fast_math",
+            )
+        t = llvm_type(dtype)
+        fn = self.declare(libdevice_name(op, dtype.bits), t, [t] * len(args))
+        return self.b.call(fn, args)
+
+    def approximate(self, op: str, args: list) -> ll.Value:
+        """The special function unit's f32 approximation of ``op`` (fast math)."""
+        b = self.b
+
+        def sfu(name: str, value: ll.Value) -> ll.Value:
+            suffix = "f32" if name == "tanh" else "f"
+            fn = self.declare(f"llvm.nvvm.{name}.approx.{suffix}", _F32, [_F32])
+            return b.call(fn, [value])
+
+        def const(value: float) -> ll.Constant:
+            return ll.Constant(_F32, value)
+
+        x = args[0]
+        if op in ("sin", "cos", "tanh"):
+            return sfu(op, x)
+        if op == "tan":
+            return self.flagged(b.fdiv(sfu("sin", x), sfu("cos", x)))
+        if op == "exp":  # e^x = 2^(x log2 e)
+            return sfu("ex2", self.flagged(b.fmul(x, const(math.log2(math.e)))))
+        if op == "log":  # ln x = log2(x) ln 2
+            return self.flagged(b.fmul(sfu("lg2", x), const(math.log(2.0))))
+        # pow: 2^(y log2 x), CUDA's __powf (NaN for x < 0, as there)
+        return sfu("ex2", self.flagged(b.fmul(args[1], sfu("lg2", x))))
+
+
+def forbidden_intrinsics(module_text: str) -> list[str]:
+    """The intrinsics in ``module_text`` that abort LLVM's NVPTX back end (or leave an
+    unresolved libm call): what :class:`NvptxMath` must never emit.
+
+        >>> forbidden_intrinsics('call float @"llvm.sin.f32"(float %x)')
+        ['llvm.sin.f32']
+        >>> forbidden_intrinsics('call float @"llvm.exp2.f32"(float %x)')
+        []
+    """
+    names = re.findall(r'@"?(llvm\.[a-z0-9]+\.f(?:16|32|64)|[a-z0-9]+f?)"?\(', module_text)
+    bad_llvm = {
+        f"llvm.{op}.f{bits}"
+        for op in ("sin", "cos", "tan", "tanh", "pow", "exp", "log", "log2", "log10", "exp10")
+        for bits in (16, 32, 64)
+    }
+    libm = {f"{op}{sfx}" for op in ("asin", "acos", "atan", "atan2", "tanh") for sfx in ("", "f")}
+    return sorted({n for n in names if n in bad_llvm or n in libm})

@@ -1,0 +1,160 @@
+"""The NVPTX target: its target machine, libdevice, and LLVM IR → optimised IR → PTX.
+
+The target machine is made once per compute capability (``sm_80``, ``sm_90``...), with
+PTX ISA 7.8 (``+ptx78``: loadable by every driver from CUDA 11.8 on). Transcendental
+math calls libdevice's ``__nv_*`` functions (``codegen/nvptx_math.py``): a module that
+calls any is linked with libdevice here, whose bitcode is parsed once per process and
+copied for each link, then everything but the kernels becomes internal, so the O3
+pipeline keeps only what the kernels use and resolves ``__nvvm_reflect`` from the
+module flag ``nvvm-reflect-ftz``.
+
+    >>> TRIPLE
+    'nvptx64-nvidia-cuda'
+    >>> "i64:64" in data_layout("sm_90")
+    True
+    >>> find_libdevice() is None or find_libdevice().endswith("libdevice.10.bc")
+    True
+    >>> CudaDevice.for_capability("sm_80").multiprocessors, CudaDevice().threads
+    (108, 270336)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.util
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import llvmlite.binding as llvm
+
+TRIPLE = "nvptx64-nvidia-cuda"
+PTX_FEATURES = "+ptx78"
+_LIBDEVICE = Path("nvvm", "libdevice", "libdevice.10.bc")
+_CALLS_LIBDEVICE = re.compile(r'@"?__nv_')
+_lock = threading.Lock()
+# Streaming multiprocessors of the usual data-centre part of a compute capability (A100,
+# H100 SXM), for compiling without a device; a launcher states the real one.
+_KNOWN_SM_COUNTS = {"sm_80": 108, "sm_90": 132}
+
+
+@dataclasses.dataclass(frozen=True)
+class CudaDevice:
+    """What code generation needs to know of a CUDA device (defaults: an H100 SXM)."""
+
+    compute_capability: str = "sm_90"
+    multiprocessors: int = 132
+    threads_per_multiprocessor: int = 2048
+    blocks_per_multiprocessor: int = 32
+    shared_memory_per_block: int = 48 << 10  # without the opt-in for more
+
+    @classmethod
+    def for_capability(cls, compute_capability: str) -> CudaDevice:
+        """The usual device of ``compute_capability`` (132 SMs when it is not known)."""
+        count = _KNOWN_SM_COUNTS.get(compute_capability, cls.multiprocessors)
+        return cls(compute_capability, count)
+
+    @property
+    def threads(self) -> int:
+        """Threads resident on the whole device at once."""
+        return self.multiprocessors * self.threads_per_multiprocessor
+
+    @property
+    def saturating_grid(self) -> int:
+        """Blocks that fill the device twice over: the grid of a loop whose length is
+        not known while compiling (Taichi's choice)."""
+        return self.multiprocessors * self.blocks_per_multiprocessor * 2
+
+
+@functools.cache
+def _initialised() -> bool:
+    # llvm.initialize() raises in llvmlite 0.50; these two are what NVPTX needs
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    return True
+
+
+@functools.cache
+def target_machine(compute_capability: str) -> llvm.TargetMachine:
+    """The NVPTX target machine for ``compute_capability`` (``"sm_90"``), at O3."""
+    _initialised()
+    target = llvm.Target.from_triple(TRIPLE)
+    return target.create_target_machine(cpu=compute_capability, features=PTX_FEATURES, opt=3)
+
+
+def data_layout(compute_capability: str) -> str:
+    """The target's data layout, as LLVM states it (never hard-coded)."""
+    return str(target_machine(compute_capability).target_data)
+
+
+# -- libdevice -------------------------------------------------------------------------
+def _candidate_toolkits() -> list[Path]:
+    roots = [os.environ.get(name) for name in ("CUDA_HOME", "CUDA_PATH")]
+    ptxas = shutil.which("ptxas")
+    if ptxas is not None:  # <toolkit>/bin/ptxas
+        roots.append(str(Path(ptxas).resolve().parent.parent))
+    roots.append("/usr/local/cuda")
+    spec = importlib.util.find_spec("nvidia")  # the nvidia-nvvm / nvidia-cuda-nvcc wheels
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        for sub in ("cuda_nvcc", "nvvm", "cu13", "cu12", ""):
+            roots.append(str(Path(location, sub)))
+    return [Path(root) for root in roots if root]
+
+
+@functools.cache
+def find_libdevice() -> str | None:
+    """The path of ``libdevice.10.bc``: from ``CUDA_HOME``/``CUDA_PATH``, the toolkit of
+    the ``ptxas`` on PATH, ``/usr/local/cuda`` or an NVIDIA wheel; None when none has it."""
+    for root in _candidate_toolkits():
+        for path in (root / _LIBDEVICE, root.parent / _LIBDEVICE):
+            if path.is_file():
+                return str(path)
+    return None
+
+
+@functools.cache
+def _libdevice_module(path: str, compute_capability: str) -> llvm.ModuleRef:
+    """libdevice parsed once per process (~100 ms); links take a copy of it."""
+    module = llvm.parse_bitcode(Path(path).read_bytes())
+    module.triple = TRIPLE  # it says nvptx64-nvidia-gpulibs
+    module.data_layout = data_layout(compute_capability)
+    return module
+
+
+# -- compiling -------------------------------------------------------------------------
+def compile_module(
+    module_text: str, compute_capability: str, kernels: list[str]
+) -> tuple[str, str]:
+    """Parses, links libdevice when the module calls it, optimises at O3 and emits PTX:
+    returns (optimised IR, PTX). ``kernels`` are the symbols that stay external."""
+    with _lock:  # one LLVM context; llvmlite's binding is not meant for concurrent use
+        tm = target_machine(compute_capability)
+        module = llvm.parse_assembly(module_text)
+        module.triple = TRIPLE
+        module.data_layout = str(tm.target_data)
+        if _CALLS_LIBDEVICE.search(module_text):
+            path = find_libdevice()
+            if path is not None:
+                module.link_in(_libdevice_module(path, compute_capability), preserve=True)
+            keep = set(kernels)
+            for function in module.functions:
+                if not function.is_declaration and function.name not in keep:
+                    function.linkage = llvm.Linkage.internal
+        module.verify()
+        options = llvm.create_pipeline_tuning_options(speed_level=3)
+        builder = llvm.create_pass_builder(tm, options)
+        builder.getModulePassManager().run(module, builder)
+        return str(module), tm.emit_assembly(module)
+
+
+def ptx_of(optimized_text: str, compute_capability: str) -> str:
+    """PTX of an already optimised module (a cached kernel's stage, made on demand)."""
+    with _lock:
+        tm = target_machine(compute_capability)
+        module = llvm.parse_assembly(optimized_text)
+        module.triple = TRIPLE
+        module.data_layout = str(tm.target_data)
+        return tm.emit_assembly(module)

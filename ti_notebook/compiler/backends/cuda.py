@@ -1,0 +1,176 @@
+"""The CUDA backend's compile side: IR → NVPTX LLVM IR → PTX (the artifact's code).
+
+Capabilities are a CUDA device's (by default an H100: ``sm_90``, 132 SMs, which needs no
+device to compile for): 32-thread warps, 48 KB of shared memory per block, no streaming
+stores, native integer atomics and f32/f64 atomic adds (float min/max are
+compare-and-swap loops), and as many threads as the device holds at once. Every task is
+a kernel of its own (``tasks_are_kernels``), so the pipeline spills the values that
+cross tasks (``passes/spill_between_tasks.py``) and has no ``privatize_scatter``.
+
+``generate`` builds the module (``codegen/nvptx.py``, whose docstring states the launch
+contract); ``load`` optimises it at O3 with libdevice linked when needed and keeps the
+PTX as the artifact's code; loading it onto a device is the launcher's part, not here:
+:meth:`CudaBackend.launchable` gives a :class:`PtxKernel`, which only describes what
+to launch. ``ti.init(arch=ti.cuda)`` still runs on the CPU; to see a kernel's PTX from
+any session, ``kernel.stages(*args, arch="cuda")`` compiles it with this backend.
+
+    >>> backend = CudaBackend(compute_capability="sm_80")
+    >>> backend.arch, backend.stage_names, backend.cache_subdir
+    ('cuda', ('ptx',), 'cuda-sm_80')
+    >>> caps = backend.capabilities
+    >>> caps.warp_size, caps.shared_memory_per_block, caps.threads, caps.non_temporal_stores
+    (32, 49152, 221184, False)
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import hashlib
+
+import llvmlite
+import llvmlite.binding as llvm
+
+from ti_notebook.codegen import nvptx_target
+from ti_notebook.codegen.nvptx import NvptxModuleGenerator
+from ti_notebook.codegen.nvptx_target import CudaDevice
+from ti_notebook.compiler.backends.base import Artifact, Backend
+from ti_notebook.compiler.backends.cpu import context_arg_layout
+from ti_notebook.errors import TiRuntimeError
+from ti_notebook.ir.capabilities import INTEGER_ATOMICS, Capabilities
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.options import CompileOptions
+from ti_notebook.passes import pipeline
+from ti_notebook.runtime.launch import ArgLayout
+
+NVPTX_ATOMICS = INTEGER_ATOMICS | {"add_f32", "add_f64"}
+_KEPT_PTX = 64  # PTX texts kept for target_stage, newest first out
+
+
+class PtxKernel:
+    """A kernel compiled for CUDA but not loaded: what a launcher needs, in one place.
+
+    ``artifact.code`` is the PTX, ``artifact.launches`` the launch table
+    (``codegen/nvptx.py``), ``layout`` how arguments pack into the launch context.
+    """
+
+    entry_address = 0  # nothing is loaded in this process
+
+    def __init__(self, name: str, layout: ArgLayout, return_type, artifact: Artifact) -> None:
+        self.name, self.layout, self.return_type, self.artifact = (
+            name,
+            layout,
+            return_type,
+            artifact,
+        )
+
+    @property
+    def ptx(self) -> str:
+        return self.artifact.code.decode()
+
+    def launch(self, args) -> None:
+        raise TiRuntimeError(
+            f"kernel '{self.name}' was compiled for CUDA, and this ti_notebook cannot launch "
+            "CUDA kernels yet",
+            hint="ti.init(arch=ti.cuda) runs kernels on the CPU for now; kernel.stages(..., "
+            'arch="cuda") shows the PTX',
+        )
+
+
+class CudaBackend(Backend):
+    """NVIDIA GPUs through NVPTX (``ti.cuda``), for one compute capability."""
+
+    arch = "cuda"
+    stage_names = ("ptx",)
+    passes = pipeline.KERNEL_PER_TASK_PASSES
+
+    def __init__(self, device: CudaDevice | None = None, compute_capability: str = "sm_90"):
+        self.device = device or CudaDevice.for_capability(compute_capability)
+        self.compute_capability = self.device.compute_capability
+        self.cache_subdir = f"cuda-{self.compute_capability}"
+        self.capabilities = Capabilities(
+            arch=self.arch,
+            threads=self.device.threads,
+            vector_width=4,  # a thread's registers are 32-bit: width comes from warps
+            warp_size=32,
+            shared_memory_per_block=self.device.shared_memory_per_block,
+            non_temporal_stores=False,
+            native_atomics=NVPTX_ATOMICS,
+            tasks_are_kernels=True,
+        )
+        self._ptx: collections.OrderedDict[str, str] = collections.OrderedDict()
+
+    def start(self, store=None) -> None:
+        """Nothing to start: compiling needs no device (the target loads on first use)."""
+
+    def target_description(self) -> dict:
+        return {
+            "triple": nvptx_target.TRIPLE,
+            "compute_capability": self.compute_capability,
+            "ptx_features": nvptx_target.PTX_FEATURES,
+            "llvmlite": llvmlite.__version__,
+            "llvm": ".".join(map(str, llvm.llvm_version_info)),
+            "libdevice": nvptx_target.find_libdevice(),
+        }
+
+    def arg_layout(self, params: list, written: list[str]) -> ArgLayout:
+        return context_arg_layout(params, written)
+
+    def generate(
+        self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None
+    ) -> tuple[str, Artifact]:
+        generator = NvptxModuleGenerator(
+            kernel, options, self.capabilities, arg_offsets, prefix, self.device
+        )
+        text = generator.generate()
+        kernel.report["launches"] = generator.launches
+        artifact = Artifact(
+            generator.prefix,
+            generator.prints,
+            generator.asserts,
+            generator.tree_slots,
+            launches=generator.launches,
+            temps_bytes=kernel.temps_size,
+        )
+        return text, artifact
+
+    def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[int, str]:
+        """Optimises and emits PTX (always kept: it is what a launcher loads)."""
+        kernels = [launch["kernel"] for launch in artifact.launches]
+        optimized, ptx = nvptx_target.compile_module(module_text, self.compute_capability, kernels)
+        artifact.code = ptx.encode()
+        self._remember(optimized, ptx)
+        return 0, optimized
+
+    def load_code(self, artifact: Artifact) -> int:
+        return 0  # an offline-cache hit: the PTX is in artifact.code, for the launcher
+
+    def launchable(
+        self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
+    ) -> PtxKernel:
+        return PtxKernel(name, layout, return_type, artifact)
+
+    def target_stage(self, stage: str, optimized_text: str) -> str:
+        if stage != "ptx":
+            raise KeyError(stage)
+        key = hashlib.sha256(optimized_text.encode()).hexdigest()
+        if key not in self._ptx:  # a cache hit: emitted again from the optimised IR
+            self._remember(
+                optimized_text, nvptx_target.ptx_of(optimized_text, self.compute_capability)
+            )
+        return self._ptx[key]
+
+    def _remember(self, optimized: str, ptx: str) -> None:
+        self._ptx[hashlib.sha256(optimized.encode()).hexdigest()] = ptx
+        while len(self._ptx) > _KEPT_PTX:
+            self._ptx.popitem(last=False)
+
+
+@functools.cache
+def cuda_backend(compute_capability: str = "sm_90") -> CudaBackend:
+    """The process's backend for ``compute_capability`` (one per capability).
+
+    >>> cuda_backend("sm_90") is cuda_backend("sm_90")
+    True
+    """
+    return CudaBackend(compute_capability=compute_capability)
