@@ -89,19 +89,37 @@ class NvptxMath:
 
 
 def forbidden_intrinsics(module_text: str) -> list[str]:
-    """The intrinsics in ``module_text`` that abort LLVM's NVPTX back end (or leave an
-    unresolved libm call): what :class:`NvptxMath` must never emit.
+    """The calls in ``module_text`` that abort LLVM's NVPTX back end, or leave a libm
+    symbol no GPU has: what :class:`NvptxMath` must never emit. (LLVM's own passes may
+    turn an approximation into ``llvm.tanh.f32`` with ``afn``, which NVPTX selects.)
 
-        >>> forbidden_intrinsics('call float @"llvm.sin.f32"(float %x)')
+        >>> forbidden_intrinsics('%r = call float @"llvm.sin.f32"(float %x)')
         ['llvm.sin.f32']
-        >>> forbidden_intrinsics('call float @"llvm.exp2.f32"(float %x)')
+        >>> forbidden_intrinsics('%r = call afn float @llvm.sin.f32(float %x)')
+        []
+        >>> forbidden_intrinsics('%r = call afn double @llvm.sin.f64(double %x)')
+        ['llvm.sin.f64']
+        >>> forbidden_intrinsics('%r = call float @"llvm.exp2.f32"(float %x)')
         []
     """
-    names = re.findall(r'@"?(llvm\.[a-z0-9]+\.f(?:16|32|64)|[a-z0-9]+f?)"?\(', module_text)
-    bad_llvm = {
-        f"llvm.{op}.f{bits}"
-        for op in ("sin", "cos", "tan", "tanh", "pow", "exp", "log", "log2", "log10", "exp10")
-        for bits in (16, 32, 64)
-    }
-    libm = {f"{op}{sfx}" for op in ("asin", "acos", "atan", "atan2", "tanh") for sfx in ("", "f")}
-    return sorted({n for n in names if n in bad_llvm or n in libm})
+    found = set()
+    for line in module_text.splitlines():
+        if "call " not in line:
+            continue
+        for name in _CALLEE.findall(line):
+            if name in _LIBM:
+                found.add(name)
+            match = _FORBIDDEN.fullmatch(name)
+            if match is None:
+                continue
+            op, bits = match.groups()
+            selectable = op in _WITH_AFN and bits == "32" and re.search(r"\bafn\b", line)
+            if not selectable:
+                found.add(name)
+    return sorted(found)
+
+
+_CALLEE = re.compile(r'@"?([A-Za-z_][\w.]*)"?\(')
+_FORBIDDEN = re.compile(r"llvm\.(sin|cos|tan|tanh|pow|exp|log|log2|log10|exp10)\.f(16|32|64)")
+_WITH_AFN = {"sin", "cos", "tanh", "pow"}  # f32 with afn: approximate instructions
+_LIBM = {f"{op}{sfx}" for op in ("asin", "acos", "atan", "atan2", "tanh") for sfx in ("", "f")}
