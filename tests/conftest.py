@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 
+import ptx_shadow
 import pytest
 
 # Every run compiles afresh: the offline cache goes to a directory of this run only
@@ -41,6 +42,37 @@ def _ti_session():
     yield
     if ti is not None and hasattr(ti, "reset"):
         ti.reset()
+
+
+# The PTX shadow tier (tests/ptx_shadow.py): TI_PTX_SHADOW=1 turns it on, 0 off; unset,
+# it is on in CI (the CI variable set) when ptxas is on PATH.
+_SHADOW = ptx_shadow.Shadow() if ptx_shadow.enabled() and shutil.which("ptxas") else None
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _ptx_shadow():
+    """Compiles every kernel the tests compile for the CPU for CUDA too (when on)."""
+    if _SHADOW is None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        _SHADOW.install(patch)
+        yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """Fails a test whose kernels the PTX shadow tier could not compile or ptxas refused."""
+    result = yield
+    failures = _SHADOW.take_failures() if _SHADOW is not None else []
+    if failures:
+        pytest.fail("\n\n".join(failures), pytrace=False)
+    return result
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _SHADOW is not None:
+        terminalreporter.write_line(_SHADOW.summary())
 
 
 def _cuda_available() -> bool:

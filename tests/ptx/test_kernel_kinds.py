@@ -267,3 +267,18 @@ def test_clock_counter_and_integer_math():
             x[i] += ti.clock_counter() - start
 
     check_kernel(timed, 5, 9)
+
+
+def test_a_struct_for_that_changes_activity_visits_a_snapshot_of_the_bits():
+    x = ti.field(ti.i32)
+    ti.root.pointer(ti.i, 16).bitmasked(ti.i, 8).place(x)
+
+    @ti.kernel
+    def grow():
+        for i in x:
+            x[(i + 8) % 128] = x[i] + 1  # activates cells the loop has not visited yet
+
+    stages = check_kernel(grow)
+    snapshot, loop = stages["sm_80"]["report"].launches
+    assert (snapshot["kind"], loop["kind"]) == ("snapshot", "struct_for")
+    assert snapshot["iterations"] * 4 >= (16 + 128) // 8  # words of both levels' bits

@@ -195,13 +195,6 @@ def test_without_libdevice_a_call_that_needs_it_is_a_clear_compile_error(monkeyp
     assert "sin.approx.f32" in cuda_stages(approximated)["ptx"]  # fast math needs none
 
 
-def test_block_local_storage_is_not_yet_on_cuda_and_says_so(bls_page):
-    foo = bls_page()["foo"]
-    with pytest.raises(ti.errors.TiNotImplementedError, match="block_local on CUDA: not yet"):
-        cuda_stages(foo)
-    foo.stages()  # the CPU still compiles it
-
-
 def test_stages_for_cuda_leave_the_cpu_kernel_alone():
     x = ti.field(ti.i32, shape=8)
 

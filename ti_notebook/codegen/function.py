@@ -320,5 +320,10 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         b.position_at_end(fail)
         args = [self.cast(self.v(arg), arg.dtype, types.i64) for arg in s.args]
         cold_path.fail(b, self.ctx, code, args)
-        b.ret_void()
+        self.leave_failed_check()
         b.position_at_end(ok)
+
+    def leave_failed_check(self) -> None:
+        """Where code goes once a failed check is recorded: out of the function (a CPU
+        chunk ends; the launcher raises when the task is done)."""
+        self.b.ret_void()

@@ -49,10 +49,11 @@ import llvmlite.ir as ll
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen import nvptx_target
 from ti_notebook.codegen.module_base import ModuleGeneratorBase
+from ti_notebook.codegen.nvptx_bls import SHARED, cells_per_block, untyped
 from ti_notebook.codegen.nvptx_emitter import NvptxFunctionEmitter, device_scoped
 from ti_notebook.codegen.nvptx_reduce import is_reduction_atomic
 from ti_notebook.codegen.nvptx_target import CudaDevice
-from ti_notebook.errors import TiNotImplementedError
+from ti_notebook.errors import TiValueError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
@@ -60,6 +61,7 @@ from ti_notebook.ir.options import CompileOptions
 
 DEFAULT_BLOCK_DIM = 128
 MAX_BLOCK_DIM = 1024
+WARP = 32
 
 
 class NvptxModuleGenerator(ModuleGeneratorBase):
@@ -86,13 +88,14 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
 
     def generate(self) -> str:
         for k, task in enumerate(self.kernel.tasks()):
-            self.refuse_unsupported(task)
             name = f"{self.prefix}_task{k}"
-            fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), name)
-            fn.calling_convention = "ptx_kernel"
-            fn.args[0].add_attribute("noalias")
+            snapshot = self.snapshot_kernel(task, name) if task.snapshot is not None else None
             block_dim = self.block_dim(task)
-            emitter = NvptxFunctionEmitter(self, fn, task, block_dim)
+            emitter = NvptxFunctionEmitter(self, self.kernel_function(name), task, block_dim)
+            if snapshot is not None:  # read the bits from the copy: copy - start + offset
+                back = ll.Constant(c.I64, -task.snapshot[0])
+                base = emitter.entry_builder.gep(snapshot, [back], source_etype=c.I8)
+                emitter.snapshot = (task.field.layout().tree_id, base)
             emitter.emit_task()
             self.launches.append(self.launch_entry(name, task, block_dim, emitter))
         self.reflect_flags()
@@ -114,7 +117,13 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
     def block_dim(self, task: ir.OffloadedStmt) -> int:
         if task.kind == "serial":
             return 1
-        asked = int(task.config.get("block_dim") or 0) or DEFAULT_BLOCK_DIM
+        asked = int(task.config.get("block_dim") or 0)
+        if not asked:
+            cells = cells_per_block(task)
+            if cells is None:
+                asked = DEFAULT_BLOCK_DIM
+            else:  # block-local storage: a thread per cell, whole warps, at most 128
+                asked = min(-(-cells // WARP) * WARP, DEFAULT_BLOCK_DIM)
         return min(asked, MAX_BLOCK_DIM)
 
     def launch_entry(self, name: str, task: ir.OffloadedStmt, block_dim: int, emitter) -> dict:
@@ -126,15 +135,27 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
         grid = 1
         if task.kind != "serial":
             grid = self.device.saturating_grid
+            per_block = 1 if emitter.shared is not None else block_dim
             if iterations is not None:
-                grid = max(1, min(grid, math.ceil(iterations / block_dim)))
+                grid = max(1, min(grid, math.ceil(iterations / per_block)))
+        shared = emitter.shared
+        if shared is not None and shared.total > self.device.shared_memory_opt_in:
+            named = "" if task.pos is not None else f"kernel '{self.kernel.name}': "
+            raise TiValueError(
+                f"{named}its block-local buffers need {shared.total} bytes of shared "
+                f"memory, and a block has at most {self.device.shared_memory_opt_in} on "
+                f"{self.device.compute_capability}",
+                task.pos,
+                hint="use smaller blocks (the leaf dense level) or cache fewer fields",
+            )
         return {
             "kernel": name,
             "kind": task.kind,
             "block_dim": block_dim,
             "iterations": iterations,
             "grid_dim": grid,
-            "shared_bytes": 0,
+            "shared_bytes": shared.total if shared is not None and shared.dynamic else 0,
+            "block_local": shared is not None,
             "warp_reduction": emitter.warp_reduction and bool(self.reductions(task)),
             "checks_errors": any(isinstance(s, ir.AssertStmt) for s in task.walk_all()),
         }
@@ -142,22 +163,64 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
     def reductions(self, task: ir.OffloadedStmt) -> list[ir.AtomicOpStmt]:
         return [s for s in task.epilogue.stmts if is_reduction_atomic(s, task)]
 
-    # -- what is not there yet ---------------------------------------------------------
-    def refuse_unsupported(self, task: ir.OffloadedStmt) -> None:
-        if any(isinstance(s, ir.LocalArrayStmt) for s in task.walk_all()):
-            self.not_yet(task, "block_local on CUDA: not yet", "remove ti.block_local(...)")
-        if task.snapshot is not None:
-            self.not_yet(
-                task,
-                "a struct-for over a sparse field that activates or deactivates the cells "
-                "it visits, on CUDA: not yet",
-                "change activity in a separate loop, or compile for the CPU",
-            )
+    def dynamic_shared(self) -> ll.GlobalVariable:
+        """The kernel's dynamic shared memory (``extern __shared__``), sized at launch."""
+        name = f"{self.prefix}_dynamic_shared"
+        existing = self.module.globals.get(name)
+        if existing is not None:
+            return existing
+        buffer_type = ll.ArrayType(c.I8, 0)
+        buffer = ll.GlobalVariable(self.module, buffer_type, name, addrspace=SHARED)
+        buffer.linkage = "external"
+        buffer.align = 16
+        return untyped(buffer)
 
-    def not_yet(self, task: ir.OffloadedStmt, what: str, hint: str) -> None:
-        raise TiNotImplementedError(
-            f"kernel '{self.kernel.name}': {what}", task.pos, hint=hint + " (ti.cpu has it)"
+    def kernel_function(self, name: str) -> ll.Function:
+        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), name)
+        fn.calling_convention = "ptx_kernel"
+        fn.args[0].add_attribute("noalias")
+        return fn
+
+    def snapshot_kernel(self, task: ir.OffloadedStmt, name: str) -> ll.GlobalVariable:
+        """A kernel copying the activity bits ``task`` visits by into a device buffer,
+        launched just before it (the CPU copies them as the task starts); returns the
+        buffer."""
+        start, size = task.snapshot
+        word, width = (c.I32, 4) if size % 4 == 0 else (c.I8, 1)
+        copy_type = ll.ArrayType(word, size // width)
+        copy = ll.GlobalVariable(self.module, copy_type, f"{name}_bits", addrspace=1)
+        copy.linkage = "internal"
+        copy.initializer = ll.Constant(copy_type, None)
+        copy.align = 16
+        copy = untyped(copy)
+        copier = NvptxFunctionEmitter(self, self.kernel_function(f"{name}_snapshot"), task, 128)
+        b = copier.b
+        root = copier.root(task.field.layout().tree_id)
+        source = b.gep(root, [ll.Constant(c.I64, start)], source_etype=c.I8)
+        tid, block, threads = (copier.sreg(n) for n in ("tid", "ctaid", "ntid"))
+
+        def copy_word(k: ll.Value) -> None:
+            value = b.load(b.gep(source, [k], source_etype=word), typ=word)
+            b.store(value, b.gep(copy, [k], source_etype=word))
+
+        first = b.add(b.mul(block, threads), tid)
+        stride = b.mul(threads, copier.sreg("nctaid"))
+        copier.strided_from(first, stride, ll.Constant(c.I32, size // width), copy_word)
+        copier.finish()
+        self.launches.append(
+            {
+                "kernel": f"{name}_snapshot",
+                "kind": "snapshot",
+                "block_dim": 128,
+                "iterations": size // width,
+                "grid_dim": max(1, min(self.device.saturating_grid, -(-size // width // 128))),
+                "shared_bytes": 0,
+                "block_local": False,
+                "warp_reduction": False,
+                "checks_errors": False,
+            }
         )
+        return copy
 
 
 _FOLDABLE = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "max": max, "min": min}

@@ -34,6 +34,7 @@ import llvmlite.ir as ll
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.loops import RowState
+from ti_notebook.codegen.nvptx_bls import SHARED, BlockLocalStorage, SharedMemoryPlan
 from ti_notebook.codegen.nvptx_math import NvptxMath
 from ti_notebook.codegen.nvptx_print import DevicePrint
 from ti_notebook.codegen.nvptx_reduce import WarpReduction, is_reduction_atomic
@@ -106,7 +107,9 @@ class WrittenMemory:
         return base not in self.whole and field not in self.fields
 
 
-class NvptxFunctionEmitter(WarpReduction, DevicePrint, NvptxMath, FunctionEmitter):
+class NvptxFunctionEmitter(
+    BlockLocalStorage, WarpReduction, DevicePrint, NvptxMath, FunctionEmitter
+):
     """Emits ``task`` into the kernel ``fn`` (whose one argument is ctx)."""
 
     def __init__(self, module_gen, fn: ll.Function, task: ir.OffloadedStmt, block_dim: int):
@@ -116,6 +119,10 @@ class NvptxFunctionEmitter(WarpReduction, DevicePrint, NvptxMath, FunctionEmitte
         has_asserts = any(isinstance(s, ir.AssertStmt) for s in task.walk_all())
         self.warp_reduction = block_dim % 32 == 0 and not has_asserts
         self.current: ir.Stmt | None = None  # for error positions
+        # block-local storage: one CUDA block per block of the loop (codegen/nvptx_bls.py)
+        limit = module_gen.device.shared_memory_per_block
+        self.shared = SharedMemoryPlan.of_task(task, limit)
+        self.shared_arrays: list[ll.GlobalVariable] = []
 
     def stmt(self, stmt: ir.Stmt) -> None:
         self.current = stmt
@@ -151,8 +158,12 @@ class NvptxFunctionEmitter(WarpReduction, DevicePrint, NvptxMath, FunctionEmitte
         begin, end = self.bound(task.begin), self.bound(task.end)
         tid, block, size, blocks = (b.zext(self.sreg(n), c.I64) for n in _SREGS)
         counter = self.alloca(c.I64, "grid_i")
-        b.store(b.add(begin, b.add(b.mul(block, size), tid)), counter)
-        stride = b.mul(size, blocks)
+        if self.shared is None:  # a thread per iteration
+            b.store(b.add(begin, b.add(b.mul(block, size), tid)), counter)
+            stride = b.mul(size, blocks)
+        else:  # a CUDA block per iteration (a block of block-local storage)
+            b.store(b.add(begin, block), counter)
+            stride = blocks
         header, body, latch, exit_block = (
             self.fn.append_basic_block(n) for n in ("grid", "grid_body", "grid_next", "grid_end")
         )
@@ -161,6 +172,8 @@ class NvptxFunctionEmitter(WarpReduction, DevicePrint, NvptxMath, FunctionEmitte
         flat = b.load(counter, typ=c.I64)
         b.cbranch(b.icmp_signed("<", flat, end), body, exit_block)
         b.position_at_end(body)
+        if self.shared is not None:
+            self.barrier()  # the previous block's buffers are done with
         self.bind_iteration(task, b.trunc(flat, c.I32), latch)
         self.loop_targets.append((latch, exit_block))
         if task.kind == "struct_for":
@@ -224,6 +237,8 @@ class NvptxFunctionEmitter(WarpReduction, DevicePrint, NvptxMath, FunctionEmitte
 
     def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
         ptr = self.v(s.ptr)
+        if ptr.type.addrspace == SHARED:
+            return self.zero_shared(ptr, s.nbytes)
         name = f"llvm.memset.p{ptr.type.addrspace}.i64"
         fn = self.declare(name, c.VOID, [ptr.type, c.I8, c.I64, c.I1])
         zero, size = ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)

@@ -36,9 +36,10 @@ PTX_FEATURES = "+ptx78"
 _LIBDEVICE = Path("nvvm", "libdevice", "libdevice.10.bc")
 _CALLS_LIBDEVICE = re.compile(r'@"?__nv_')
 _lock = threading.Lock()
-# Streaming multiprocessors of the usual data-centre part of a compute capability (A100,
-# H100 SXM), for compiling without a device; a launcher states the real one.
-_KNOWN_SM_COUNTS = {"sm_80": 108, "sm_90": 132}
+# Streaming multiprocessors and the most shared memory a block may opt into, of the
+# usual data-centre part of a compute capability (A100, H100 SXM), for compiling without
+# a device; a launcher states the real one.
+_KNOWN_DEVICES = {"sm_80": (108, 163 << 10), "sm_90": (132, 227 << 10)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,12 +51,14 @@ class CudaDevice:
     threads_per_multiprocessor: int = 2048
     blocks_per_multiprocessor: int = 32
     shared_memory_per_block: int = 48 << 10  # without the opt-in for more
+    shared_memory_opt_in: int = 227 << 10  # dynamic shared memory, with the opt-in
 
     @classmethod
     def for_capability(cls, compute_capability: str) -> CudaDevice:
-        """The usual device of ``compute_capability`` (132 SMs when it is not known)."""
-        count = _KNOWN_SM_COUNTS.get(compute_capability, cls.multiprocessors)
-        return cls(compute_capability, count)
+        """The usual device of ``compute_capability`` (an H100's when it is not known)."""
+        known = (cls.multiprocessors, cls.shared_memory_opt_in)
+        count, opt_in = _KNOWN_DEVICES.get(compute_capability, known)
+        return cls(compute_capability, count, shared_memory_opt_in=opt_in)
 
     @property
     def threads(self) -> int:

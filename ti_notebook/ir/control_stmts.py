@@ -65,6 +65,9 @@ class RangeForStmt(Stmt):
         self.starts = list(starts or [])
         self.config = dict(config or {})
         self.body = owned_block(self)
+        # make_block_local's loops over a block's buffer or cells: "fill", "cells" or
+        # "write_back"; serial per block on the CPU, strided over a GPU block's threads
+        self.block_role: str | None = None
 
 
 class StructForStmt(Stmt):

@@ -17,7 +17,10 @@ Cached fields may be read, or accumulated into with atomic adds (the epilogue ad
 buffer back, skipping zeros so untouched sparse cells stay inactive); not both, and not
 assigned. An access the analysis cannot place raises :class:`TiSyntaxError` at its line:
 a silent fallback would hide that the optimisation the user asked for is off. On the
-CPU the buffer is a per-task stack array; a GPU backend maps it to shared memory.
+CPU the buffer is a per-task stack array, and one thread runs a block, so atomic adds
+into it become plain ones; a GPU backend maps it to shared memory, where a block's
+threads add at once, so they stay atomic, and runs the loops the pass makes
+(``RangeForStmt.block_role``) strided over the block's threads.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
             loop.body.stmts.remove(marker)
         changed = True
         if options.make_block_local:
-            _apply(kernel, loop, fields, markers[0].pos)
+            _apply(kernel, loop, fields, markers[0].pos, capabilities)
     return changed
 
 
@@ -133,7 +136,7 @@ def _accesses(loop: ir.StructForStmt, field, ndim: int) -> dict:
 
 
 # -- rewriting ----------------------------------------------------------------------------
-def _apply(kernel: KernelIR, loop: ir.StructForStmt, fields: list, pos) -> None:
+def _apply(kernel: KernelIR, loop: ir.StructForStmt, fields: list, pos, capabilities) -> None:
     field = loop.field
     layout = field.layout()
     leaf = layout.levels[-1]
@@ -186,13 +189,16 @@ def _apply(kernel: KernelIR, loop: ir.StructForStmt, fields: list, pos) -> None:
             base,
         )
     )
+    inner.block_role = "cells"
     for stmt in list(loop.body.stmts):
         inner.body.append(stmt)
     for stmt in inner.body.walk():
         if isinstance(stmt, ir.LoopIndexStmt) and stmt.loop is loop:
             stmt.loop = inner
     for plan in plans:
-        _redirect(plan)
+        # a buffer in shared memory is added into by the block's threads at once
+        shared = capabilities is not None and capabilities.shared_memory_per_block > 0
+        _redirect(plan, keep_atomics=shared)
         if plan["mode"] == "accumulate":
             _write_back(emit, plan)
         kernel.report["block_local"].append(_report(plan, block, kernel))
@@ -251,7 +257,7 @@ def _in_field(emit: arith.Emitter, field, indices: list[ir.Stmt]) -> ir.Stmt:
     return ok
 
 
-def _buffer_loop(emit: arith.Emitter, plan: dict) -> tuple[arith.Emitter, list[ir.Stmt]]:
+def _buffer_loop(emit: arith.Emitter, plan: dict, role: str) -> tuple[arith.Emitter, list[ir.Stmt]]:
     """A serial loop over the buffer's cells; (builder in its body, global indices)."""
     loop = emit(
         ir.RangeForStmt(
@@ -262,6 +268,7 @@ def _buffer_loop(emit: arith.Emitter, plan: dict) -> tuple[arith.Emitter, list[i
             plan["origin"],
         )
     )
+    loop.block_role = role
     body = emit.within(loop.body)
     return body, [body(ir.LoopIndexStmt(loop, a, types.i32)) for a in range(len(plan["shape"]))]
 
@@ -269,7 +276,7 @@ def _buffer_loop(emit: arith.Emitter, plan: dict) -> tuple[arith.Emitter, list[i
 def _fill(emit: arith.Emitter, plan: dict) -> None:
     """Prologue: the buffer gets the field's values (0 outside the field)."""
     field = plan["field"]
-    body, indices = _buffer_loop(emit, plan)
+    body, indices = _buffer_loop(emit, plan, "fill")
     slot = _buffer_ptr(body, plan, indices)
     body(ir.GlobalStoreStmt(slot, body(ir.ConstStmt(0, field.dtype))))
     inside = body(ir.IfStmt(_in_field(body, field, indices)))
@@ -281,7 +288,7 @@ def _fill(emit: arith.Emitter, plan: dict) -> None:
 def _write_back(emit: arith.Emitter, plan: dict) -> None:
     """Epilogue: atomically add the buffer's non-zero cells to the field."""
     field = plan["field"]
-    body, indices = _buffer_loop(emit, plan)
+    body, indices = _buffer_loop(emit, plan, "write_back")
     value = body(ir.GlobalLoadStmt(_buffer_ptr(body, plan, indices)))
     nonzero = body.op("ne", value, body(ir.ConstStmt(0, field.dtype)), types.i32)
     cond = body.op("logical_and", _in_field(body, field, indices), nonzero, types.i32)
@@ -289,13 +296,14 @@ def _write_back(emit: arith.Emitter, plan: dict) -> None:
     then(ir.AtomicOpStmt("add", then(ir.GlobalPtrStmt(field, indices)), value))
 
 
-def _redirect(plan: dict) -> None:
-    """Accesses to the field become accesses to the buffer."""
+def _redirect(plan: dict, keep_atomics: bool) -> None:
+    """Accesses to the field become accesses to the buffer (its atomics plain ones, but
+    where ``keep_atomics``: threads sharing the buffer)."""
     for ptr in plan["accesses"]:
         slot = _buffer_ptr(arith.Emitter(ptr), plan, ptr.indices)
         transform.replace_uses(ptr.parent, ptr, slot)
         for user in list(ptr.parent.stmts):
-            if isinstance(user, ir.AtomicOpStmt) and user.dest is slot:
+            if isinstance(user, ir.AtomicOpStmt) and user.dest is slot and not keep_atomics:
                 to_plain(user, ptr.parent)
         ptr.parent.stmts.remove(ptr)
 

@@ -1,0 +1,168 @@
+"""Block-local storage on NVPTX: buffers in shared memory, one CUDA block per block.
+
+``passes/make_block_local.py`` turns a struct-for with ``ti.block_local`` into a loop
+over the field's blocks whose body has, per cached field, a buffer
+(``LocalArrayStmt``) and loops over the buffer or the block's cells, marked with their
+``block_role``. Here one CUDA block runs one of those blocks at a time (the task's
+grid-stride loop strides by blocks, ``nvptx_emitter.py``), and:
+
+- each buffer is ``addrspace(3)`` shared memory: static ``__shared__`` arrays while the
+  task's buffers fit 48 KB, else slices of the kernel's dynamic shared memory (its size
+  goes to the launch table; the launcher opts the kernel into it);
+- the ``fill`` and ``write_back`` loops and the zeroing of an accumulated buffer are
+  strided over the block's threads; the ``cells`` loop too, between two barriers
+  (``bar.sync 0``): the buffers are whole before any cell reads them, and every cell has
+  added into them before they are written back. A barrier also starts each block, so a
+  CUDA block that moves on to its next block does not overwrite buffers still read;
+- ``ti.random`` inside these loops: each cell starts its sites' counters at
+  ``cell * 4096``, so threads sharing a block draw different numbers (the sequence is
+  not the CPU's, where one thread runs the block's cells in order);
+- a failed assert goes on with the thread's next cell instead of leaving the kernel: a
+  thread that left would never reach the block's next barrier.
+
+    >>> plan = SharedMemoryPlan([(1, 4000), (2, 16000)], static_limit=48 << 10)
+    >>> plan.offsets, plan.total, plan.dynamic
+    ({1: 0, 2: 4000}, 20000, False)
+    >>> SharedMemoryPlan([(1, 40000), (2, 16000)], static_limit=48 << 10).dynamic
+    True
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ll
+
+from ti_notebook.codegen import common as c
+from ti_notebook.codegen.common import llvm_type
+from ti_notebook.ir import nodes as ir
+
+SHARED = 3  # the NVPTX address space of shared memory
+ALIGN = 16
+RANDOM_DRAWS_PER_CELL = 4096
+
+
+def untyped(variable: ll.GlobalVariable) -> ll.GlobalVariable:
+    """``variable`` referred to as a plain ``ptr addrspace(N)``, as every other address
+    here (llvmlite types a global's pointer, and folds a bitcast to the untyped one)."""
+    variable.type = ll.PointerType(addrspace=variable.addrspace)
+    return variable
+
+
+class SharedMemoryPlan:
+    """Where each of a task's buffers lives in its shared memory, by statement id."""
+
+    def __init__(self, sizes: list[tuple[int, int]], static_limit: int) -> None:
+        self.offsets: dict[int, int] = {}
+        offset = 0
+        for stmt_id, nbytes in sizes:
+            self.offsets[stmt_id] = offset
+            offset += -(-nbytes // ALIGN) * ALIGN
+        self.total = offset if sizes else 0
+        self.dynamic = self.total > static_limit
+
+    @classmethod
+    def of_task(cls, task: ir.OffloadedStmt, static_limit: int) -> SharedMemoryPlan | None:
+        """The plan of ``task``'s buffers; None for a task with none."""
+        arrays = [s for s in task.walk_all() if isinstance(s, ir.LocalArrayStmt)]
+        if not arrays:
+            return None
+        return cls([(s.id, s.count * s.dtype.size) for s in arrays], static_limit)
+
+
+def cells_per_block(task: ir.OffloadedStmt) -> int | None:
+    """How many cells the ``cells`` loop of a block-local task visits."""
+    for stmt in task.walk_all():
+        cells = isinstance(stmt, ir.RangeForStmt) and stmt.block_role == "cells"
+        if cells and isinstance(stmt.end, ir.ConstStmt) and isinstance(stmt.begin, ir.ConstStmt):
+            return stmt.end.value - stmt.begin.value
+    return None
+
+
+class BlockLocalStorage:
+    """Mixed into the NVPTX emitter; ``self.shared`` is the task's plan or None."""
+
+    def barrier(self) -> None:
+        self.b.call(self.declare("llvm.nvvm.barrier0", c.VOID, []), [])
+
+    def emit_LocalArray(self, s: ir.LocalArrayStmt):
+        if self.shared.dynamic:
+            offset = ll.Constant(c.I64, self.shared.offsets[s.id])
+            return self.entry_builder.gep(self.gen.dynamic_shared(), [offset], source_etype=c.I8)
+        array_type = ll.ArrayType(llvm_type(s.dtype), s.count)
+        name = f"{self.fn.name}_{s.name}{len(self.shared_arrays)}"
+        array = ll.GlobalVariable(self.module, array_type, name, addrspace=SHARED)
+        array.linkage = "internal"
+        array.initializer = ll.Constant(array_type, ll.Undefined)
+        array.align = ALIGN
+        self.shared_arrays.append(array)
+        return untyped(array)
+
+    def zero_shared(self, ptr: ll.Value, nbytes: int) -> None:
+        """Zeroes a shared buffer, the block's threads taking every ntid-th word."""
+        word, size = (c.I32, 4) if nbytes % 4 == 0 else (c.I8, 1)
+        zero = ll.Constant(word, 0)
+
+        def clear(k: ll.Value) -> None:
+            self.b.store(zero, self.b.gep(ptr, [k], source_etype=word))
+
+        self.strided(ll.Constant(c.I32, 0), ll.Constant(c.I32, nbytes // size), clear)
+
+    def emit_RangeFor(self, s: ir.RangeForStmt):
+        if self.shared is None or s.block_role is None:
+            return super().emit_RangeFor(s)
+        if s.block_role == "cells":
+            self.barrier()  # the buffers are filled
+        extents = [self.v(e) for e in s.extents]
+        starts = [self.v(x) for x in s.starts]
+        sites = [self.rng_sites[r.id][1] for r in s.body.walk() if isinstance(r, ir.RandStmt)]
+
+        def cell(flat: ll.Value) -> None:
+            indices = self.split_index(flat, extents, starts) if extents else [flat]
+            self.loop_indices[s.id] = indices
+            first_draw = self.b.mul(flat, ll.Constant(c.I32, RANDOM_DRAWS_PER_CELL))
+            for counter in sites:
+                if counter is not None:
+                    self.b.store(first_draw, counter)
+            self.block(s.body)
+
+        self.strided(self.v(s.begin), self.v(s.end), cell, loops=True)
+        if s.block_role == "cells":
+            self.barrier()  # every cell has added into the buffers
+        return None
+
+    def strided(self, begin, end, run, loops: bool = False) -> None:
+        """``for k in [begin + tid, end) step ntid: run(k)``, with ``continue`` and
+        ``break`` going to the next k and out when ``loops``."""
+        first = self.b.add(begin, self.sreg("tid"))
+        self.strided_from(first, self.sreg("ntid"), end, run, loops)
+
+    def strided_from(self, first, step, end, run, loops: bool = False) -> None:
+        """``for k in [first, end) step step: run(k)`` (i32)."""
+        b = self.b
+        counter = self.alloca(c.I32, "block_k")
+        b.store(first, counter)
+        header, body, latch, exit_block = (
+            self.fn.append_basic_block(n)
+            for n in ("block", "block_body", "block_next", "block_end")
+        )
+        b.branch(header)
+        b.position_at_end(header)
+        k = b.load(counter, typ=c.I32)
+        b.cbranch(b.icmp_signed("<", k, end), body, exit_block)
+        b.position_at_end(body)
+        if loops:
+            self.loop_targets.append((latch, exit_block))
+        run(k)
+        if loops:
+            self.loop_targets.pop()
+        if not b.block.is_terminated:
+            b.branch(latch)
+        b.position_at_end(latch)
+        b.store(b.add(k, step), counter)
+        b.branch(header)
+        b.position_at_end(exit_block)
+
+    def leave_failed_check(self) -> None:
+        if self.shared is not None and self.loop_targets:
+            self.b.branch(self.loop_targets[-1][0])  # the next cell: barriers still meet
+        else:
+            super().leave_failed_check()
