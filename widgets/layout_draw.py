@@ -196,10 +196,3 @@ def figure_svg(fig: Figure) -> str:
     with matplotlib.rc_context(SVG_RC):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
-
-
-def figure_png(fig: Figure, dpi: int = 80) -> bytes:
-    """The figure as PNG bytes (what the live widget shows)."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
