@@ -161,6 +161,8 @@ def title(data: LayoutData, iterations: int | None) -> str:
         lines = data.lines_touched(iterations)
         plural = "" if lines == 1 else "s"
         text += f"\n{data.loop}: {iterations} iterations touched {lines} cache line{plural}"
+        if len(data.visit) < np.prod(data.shape):
+            text += f" (of the first {len(data.visit):,} the view follows)"
     return text
 
 

@@ -109,7 +109,12 @@ class LayoutView:
             self.slider.observe(self._redraw, names="value")
         self.cell = [
             w.BoundedIntText(
-                value=c, min=0, max=n - 1, description="ijk"[a], layout={"width": "9em"}
+                value=c,
+                min=0,
+                max=n - 1,
+                description="ijk"[a],
+                style={"description_width": "1.2em"},
+                layout={"width": "8em"},
             )
             for a, (c, n) in enumerate(zip(data.corner, data.shape, strict=True))
         ]

@@ -285,3 +285,15 @@ def test_docstring_examples(name):
     module = importlib.import_module("ti_notebook.widgets" + name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_huge_field_follows_the_loops_first_iterations_only():
+    from ti_notebook.widgets.layout_data import VISIT_LIMIT
+
+    big = ti.field(ti.f32, shape=(2048, 2048), name="big")
+    view = layout(big, loop="ndrange")
+    assert view.slider.max == len(view.data.visit) == VISIT_LIMIT
+    assert view.data.visit[-1].tolist() == [VISIT_LIMIT // 2048 - 1, 2047]
+    view.slider.value = VISIT_LIMIT
+    assert view.count.value == f"{VISIT_LIMIT} iterations touched {VISIT_LIMIT // 16} cache lines"
+    assert f"of the first {VISIT_LIMIT:,} the view follows" in view.svg()
