@@ -3,9 +3,10 @@
 :func:`ptxas_report` assembles PTX text for one arch in a temporary directory and
 parses the log into one :class:`KernelResources` per entry function; its registers,
 shared memory and barriers are the inputs of
-:func:`~ti_notebook.gpu.occupancy.theoretical_occupancy`. Results are cached in memory by (hash of the PTX text, arch). ptxas is looked for on
-``PATH``, then in ``$CUDA_HOME/bin`` and ``$CUDA_PATH/bin``, then in the ``bin`` folder
-of the ``nvidia-cuda-nvcc`` wheel (:func:`find_ptxas`). A PTX error raises
+:func:`~ti_notebook.gpu.occupancy.theoretical_occupancy`. Results are cached in memory
+by (hash of the PTX text, arch). ptxas is looked for on ``PATH``, then in
+``$CUDA_HOME/bin`` and ``$CUDA_PATH/bin``, then in the ``bin`` folder of the
+``nvidia-cuda-nvcc`` wheel (:func:`find_ptxas`). A PTX error raises
 :class:`~ti_notebook.errors.TiRuntimeError` carrying ptxas's message.
 
 The parser alone needs no ptxas:
@@ -97,7 +98,8 @@ class KernelResources:
 
 @dataclasses.dataclass(frozen=True)
 class PtxasReport:
-    """Everything one ptxas run reported: entry kernels, called functions, warnings."""
+    """Everything one ptxas run reported: entry kernels (in the order the PTX defines
+    them), the functions they call (their stack frames), warnings, and the log."""
 
     arch: str
     kernels: dict[str, KernelResources]
@@ -116,6 +118,7 @@ _ITEMS = {
     "cumulative_stack_bytes": re.compile(r"(\d+) bytes cumulative stack size"),
 }
 _CMEM = re.compile(r"(\d+) bytes cmem\[(\d+)\]")
+_ENTRY_DECLARATION = re.compile(r"\.entry\s+([\w$.]+)")
 _TARGET = re.compile(r"^\s*\.target\s+(sm_\d+)", re.MULTILINE)
 
 
@@ -224,6 +227,10 @@ def ptxas_report(ptx: str, arch: str = "sm_90") -> PtxasReport:
         _cache.move_to_end(key)
         return _cache[key]
     report = parse_ptxas_log(_run(ptxas, ptx, arch), arch)
+    # ptxas compiles (and logs) the entries last first: list them as the PTX has them
+    order = {name: n for n, name in enumerate(_ENTRY_DECLARATION.findall(ptx))}
+    kernels = sorted(report.kernels.items(), key=lambda item: order.get(item[0], len(order)))
+    report = dataclasses.replace(report, kernels=dict(kernels))
     _cache[key] = report
     if len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
