@@ -6,9 +6,9 @@ The target is what the kernel uses per thread and per block, from one of three p
   block), ``barriers=``, given directly;
 - **PTX text**: ``ptxas -v`` reports them for each entry function (one curve each), for
   the arch chosen; the archs offered are the PTX's ``.target`` and newer;
-- **a kernel**: its PTX (``ti_notebook.gpu.ptx_of``, which needs the CUDA backend).
+- **a kernel**: its PTX (``ti_notebook.cuda_analysis.ptx_of``, which needs the CUDA backend).
 
-Every point is :func:`ti_notebook.gpu.theoretical_occupancy` for one block_dim; nothing
+Every point is :func:`ti_notebook.cuda_analysis.theoretical_occupancy` for one block_dim; nothing
 is recomputed here (DESIGN.md sections 4, 6).
 
     >>> data = occupancy_data(registers=64, arch="sm_90")
@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ti_notebook.errors import TiTypeError, TiValueError
-from ti_notebook.gpu import (
+from ti_notebook.cuda_analysis import (
     DEVICES,
     DeviceLimits,
     Occupancy,
@@ -34,6 +33,7 @@ from ti_notebook.gpu import (
     ptxas_report,
     theoretical_occupancy,
 )
+from ti_notebook.errors import TiTypeError, TiValueError
 
 DEFAULT_BLOCK_DIMS = (32, 64, 128, 256, 512, 1024)
 DEFAULT_BLOCK_DIM = 128  # the CUDA backend's block size unless loop_config sets one

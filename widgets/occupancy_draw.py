@@ -26,7 +26,7 @@ from matplotlib.lines import Line2D
 
 from .occupancy_data import OccupancyData
 
-# one marker per limiting resource, in ti_notebook.gpu.RESOURCES order
+# one marker per limiting resource, in ti_notebook.cuda_analysis.RESOURCES order
 MARKERS = {"warps": "o", "registers": "s", "shared memory": "^", "blocks": "D", "barriers": "X"}
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
 CURRENT = "0.35"

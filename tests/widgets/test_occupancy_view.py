@@ -1,6 +1,6 @@
-"""The occupancy view (``ti_notebook.widgets.occupancy``) draws ``ti_notebook.gpu``'s values.
+"""The occupancy view (``ti_notebook.widgets.occupancy``) draws the CUDA analysis' values.
 
-Its data equal :func:`ti_notebook.gpu.theoretical_occupancy` point by point, for given
+Its data equal :func:`ti_notebook.cuda_analysis.theoretical_occupancy` point by point, for given
 resources and for PTX text (through ptxas); every point's marker names its limiting
 resource and the current block_dim is marked, in the figure and in the SVG; the SVG is
 the same bytes every time; the arch dropdown recomputes for the arch chosen; a kernel
@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 import ti_notebook as ti
+from ti_notebook.cuda_analysis import DEVICES, RESOURCES, kernel_resources, theoretical_occupancy
 from ti_notebook.errors import TiNotImplementedError, TiTypeError, TiValueError
-from ti_notebook.gpu import DEVICES, RESOURCES, kernel_resources, theoretical_occupancy
 from ti_notebook.widgets import OccupancyView, occupancy, occupancy_figure
 from ti_notebook.widgets.occupancy_data import occupancy_data
 from ti_notebook.widgets.occupancy_draw import MARKERS, draw, point_id
@@ -21,7 +21,7 @@ from ti_notebook.widgets.render import svg_text
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
-# llvmlite's NVPTX output for sm_80 of two kernels (tests/gpu/conftest.py has their IR),
+# llvmlite's NVPTX output for sm_80 of two kernels (tests/cuda_analysis/conftest.py has their IR),
 # with the shared tile enlarged by hand to 16 KB so that shared memory limits too
 PTX = """\
 .version 7.8

@@ -1,4 +1,4 @@
-// Prints what the CUDA toolkit's cuda_occupancy.h computes, for tests/gpu/test_occupancy.py.
+// Prints what the CUDA toolkit's cuda_occupancy.h computes, for tests/cuda_analysis/test_occupancy.py.
 // Header-only: g++ -std=c++11 -I<toolkit>/include occupancy_reference.cpp; no CUDA runtime.
 //
 // stdin, one case per line (whitespace-separated integers):

@@ -3,7 +3,7 @@
 :func:`ptxas_report` assembles PTX text for one arch in a temporary directory and
 parses the log into one :class:`KernelResources` per entry function; its registers,
 shared memory and barriers are the inputs of
-:func:`~ti_notebook.gpu.occupancy.theoretical_occupancy`. Results are cached in memory
+:func:`~ti_notebook.cuda_analysis.occupancy.theoretical_occupancy`. Results are cached in memory
 by (hash of the PTX text, arch). ptxas is looked for on ``PATH``, then in
 ``$CUDA_HOME/bin`` and ``$CUDA_PATH/bin``, then in the ``bin`` folder of the
 ``nvidia-cuda-nvcc`` wheel (:func:`find_ptxas`). A PTX error raises

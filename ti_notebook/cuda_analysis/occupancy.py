@@ -2,7 +2,7 @@
 
 A Python port of the formulas of the CUDA toolkit's ``cuda_occupancy.h``
 (``cudaOccMaxActiveBlocksPerMultiprocessor``) for the archs of
-:mod:`~ti_notebook.gpu.devices`. Each resource bounds the blocks per SM on its own:
+:mod:`~ti_notebook.cuda_analysis.devices`. Each resource bounds the blocks per SM on its own:
 
 - **warps**: a block takes ``ceil(threads / 32)`` warp slots of the SM's 48 or 64;
 - **registers**: each warp gets ``registers x 32`` rounded up to 256 registers; the
@@ -148,7 +148,7 @@ def theoretical_occupancy(
 
     ``registers`` per thread, ``shared_bytes`` of static and ``dynamic_shared_bytes`` of
     dynamic shared memory per block and ``barriers`` (named barriers per block; the
-    runtime assumes 1) come from ``ptxas -v`` (:mod:`~ti_notebook.gpu.ptxas`).
+    runtime assumes 1) come from ``ptxas -v`` (:mod:`~ti_notebook.cuda_analysis.ptxas`).
     ``carveout`` is the shared-memory preference in percent (None: the default, all of
     it). ``shared_opt_in``: the launcher raises the kernel's dynamic shared memory limit
     to what it uses (``cuFuncSetAttribute``), so a block may use up to the opt-in

@@ -1,4 +1,4 @@
-"""``ti_notebook.gpu.ptxas``: ptxas's resource report, parsed, cached, and its errors.
+"""``ti_notebook.cuda_analysis.ptxas``: ptxas's resource report, parsed, cached, and its errors.
 
 The kernels are NVPTX-form LLVM IR turned into PTX by llvmlite (``conftest.py``); the
 tests that run ptxas are skipped without it. The parser and the search for ptxas are
@@ -13,16 +13,16 @@ import subprocess
 
 import pytest
 
-from ti_notebook.errors import TiRuntimeError, TiValueError
-from ti_notebook.gpu import ptxas as ptxas_module
-from ti_notebook.gpu import theoretical_occupancy
-from ti_notebook.gpu.ptxas import (
+from ti_notebook.cuda_analysis import ptxas as ptxas_module
+from ti_notebook.cuda_analysis import theoretical_occupancy
+from ti_notebook.cuda_analysis.ptxas import (
     find_ptxas,
     kernel_resources,
     parse_ptxas_log,
     ptx_target,
     ptxas_report,
 )
+from ti_notebook.errors import TiRuntimeError, TiValueError
 
 
 @pytest.fixture(autouse=True)

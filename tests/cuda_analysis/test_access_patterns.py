@@ -1,4 +1,4 @@
-"""``ti_notebook.gpu.access_patterns``: sectors and lines per warp access, bank conflicts.
+"""``ti_notebook.cuda_analysis.access_patterns``: sectors and lines per warp access, bank conflicts.
 
 Every expected value below is counted by hand from the rule in the module's docstring:
 a 32-byte sector, a 128-byte line, 32 banks of 4-byte words, broadcast of one word.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from ti_notebook.cuda_analysis import global_access, lane_addresses, shared_access
 from ti_notebook.errors import TiValueError
-from ti_notebook.gpu import global_access, lane_addresses, shared_access
 
 pytestmark = pytest.mark.unit
 

@@ -1,9 +1,10 @@
-"""The occupancy port (``ti_notebook.gpu.occupancy``) gives what ``cuda_occupancy.h`` gives.
+"""The occupancy port (``ti_notebook.cuda_analysis.occupancy``) gives ``cuda_occupancy.h``'s
+values.
 
 ``HEADER_VALUES`` and ``HEADER_BEST_BLOCK`` were produced once by compiling
-``tests/gpu/occupancy_reference.cpp`` against CUDA 13.0's ``include/cuda_occupancy.h``
+``tests/cuda_analysis/occupancy_reference.cpp`` against CUDA 13.0's ``include/cuda_occupancy.h``
 (``g++ -std=c++11 -I/usr/local/cuda/include``), feeding it the device table of
-``ti_notebook/gpu/devices.py`` and the inputs below, and copying what it printed. The
+``ti_notebook/cuda_analysis/devices.py`` and the inputs below, and copying what it printed. The
 last test compiles the same program now (skipped without g++ or the header) and compares
 a few hundred random cases.
 """
@@ -19,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from ti_notebook.cuda_analysis import DEVICES, best_block_size, device_limits, theoretical_occupancy
+from ti_notebook.cuda_analysis.occupancy import RESOURCES
 from ti_notebook.errors import TiValueError
-from ti_notebook.gpu import DEVICES, best_block_size, device_limits, theoretical_occupancy
-from ti_notebook.gpu.occupancy import RESOURCES
 
 pytestmark = pytest.mark.unit
 
