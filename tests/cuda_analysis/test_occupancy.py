@@ -191,7 +191,10 @@ def test_the_limiting_resource_is_named():
     # 200 registers x 10 warps fit 64 K, but the hardware check rounds to 12 warps
     result = _run("sm_90", 200, 0, 0, 320, None, True, 1)
     assert not result.fits and result.limited_by == ("registers",)
-    assert "cannot launch" in result.explain() and "65536" in result.explain()
+    assert result.explain().endswith(
+        "cannot launch: 76800 registers per block (12 warps of 6400: the hardware counts "
+        "warps in fours) exceed the 65536 a block may use"
+    )
 
 
 def test_occupancy_fraction_and_explanation():
@@ -208,7 +211,13 @@ def test_shared_memory_beyond_48k_needs_the_opt_in():
     assert theoretical_occupancy("sm_90", **kwargs).active_blocks == 3
     refused = theoretical_occupancy("sm_90", shared_opt_in=False, **kwargs)
     assert refused.active_blocks == 0 and refused.limited_by == ("shared memory",)
-    assert "shared memory" in refused.explain()
+    assert refused.explain().endswith(
+        "cannot launch: 60000 B of shared memory per block exceed the 49152 B a block may "
+        "have (232448 B with the opt-in)"
+    )
+    too_much = theoretical_occupancy("sm_80", block_size=128, registers=32, shared_bytes=170_000)
+    assert too_much.shared_bytes_limit == 163 * 1024
+    assert too_much.explain().endswith("exceed the 166912 B a block may have")
 
 
 def test_a_smaller_carveout_lowers_the_shared_memory_bound():

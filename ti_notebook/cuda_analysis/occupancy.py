@@ -60,7 +60,8 @@ class Occupancy:
     resource alone allows (None: it sets no bound, as ``INT_MAX`` in the header).
     ``registers_per_block`` and ``shared_bytes_per_block`` are what the SM allocates
     (after rounding; shared memory includes the driver's reserved bytes), and
-    ``shared_bytes_per_sm`` the shared-memory configuration the SM runs with.
+    ``shared_bytes_per_sm`` the shared-memory configuration the SM runs with;
+    ``shared_bytes_limit`` is the most a block may have (48 KB, or the opt-in maximum).
     """
 
     arch: str
@@ -77,6 +78,7 @@ class Occupancy:
     registers_per_block: int
     shared_bytes_per_block: int
     shared_bytes_per_sm: int
+    shared_bytes_limit: int
 
     @property
     def active_warps(self) -> int:
@@ -118,16 +120,21 @@ class Occupancy:
 
     def _why_not(self) -> list[str]:
         device = device_limits(self.arch)
+        per_warp = self.registers_per_block // self.warps_per_block
+        checked_warps = _round_up(self.warps_per_block, SUB_PARTITIONS)
+        opt_in = ""
+        if self.shared_bytes_limit <= device.shared_bytes_per_block:
+            opt_in = f" ({device.shared_bytes_per_block_optin} B with the opt-in)"
         reasons = {
             "warps": f"a block may have at most {device.max_threads_per_block} threads",
             "registers": (
-                f"{self.registers_per_block} registers per block exceed the "
+                f"{per_warp * checked_warps} registers per block ({checked_warps} warps "
+                f"of {per_warp}: the hardware counts warps in fours) exceed the "
                 f"{device.registers_per_block} a block may use"
             ),
             "shared memory": (
-                f"{self.shared_bytes_per_block} B of shared memory per block (with the "
-                f"{device.reserved_shared_bytes_per_block} B the driver reserves) exceed "
-                "what a block may use"
+                f"{self.shared_bytes + self.dynamic_shared_bytes} B of shared memory per "
+                f"block exceed the {self.shared_bytes_limit} B a block may have{opt_in}"
             ),
         }
         return [reasons.get(name, name) for name in self.limited_by]
@@ -166,7 +173,7 @@ def theoretical_occupancy(
     _check(device, block_size, registers, shared_bytes, dynamic_shared_bytes, barriers, carveout)
     warps_per_block = -(-block_size // device.warp_size)
     by_registers, registers_per_block = _register_limit(device, registers, warps_per_block)
-    by_shared, shared_per_block, shared_per_sm = _shared_memory_limit(
+    by_shared, shared_per_block, shared_per_sm, shared_limit = _shared_memory_limit(
         device, shared_bytes, dynamic_shared_bytes, carveout, shared_opt_in
     )
     limits = {
@@ -192,6 +199,7 @@ def theoretical_occupancy(
         registers_per_block=registers_per_block,
         shared_bytes_per_block=shared_per_block,
         shared_bytes_per_sm=shared_per_sm,
+        shared_bytes_limit=shared_limit,
     )
 
 
@@ -294,8 +302,9 @@ def _register_limit(
 
 def _shared_memory_limit(
     device: DeviceLimits, static: int, dynamic: int, carveout: int | None, opt_in: bool
-) -> tuple[int | None, int, int]:
-    """(blocks per SM, bytes allocated per block, the SM's shared-memory configuration)."""
+) -> tuple[int | None, int, int, int]:
+    """(blocks per SM, bytes allocated per block, the SM's shared-memory configuration,
+    the most a block may have)."""
     reserved = device.reserved_shared_bytes_per_block
     per_block = _round_up(static + reserved + dynamic, SHARED_GRANULARITY)
     block_cap = device.shared_bytes_per_block
@@ -303,13 +312,13 @@ def _shared_memory_limit(
         block_cap = device.shared_bytes_per_block_optin
     preferred = _carveout_bytes(device, carveout)
     if per_block > block_cap + reserved:
-        return 0, per_block, preferred
+        return 0, per_block, preferred, block_cap
     # a preference too small for one block is overridden: the SM takes the smallest
     # configuration that holds one
     per_sm = preferred if preferred >= per_block else _configuration_for(device, per_block)
     if per_block == 0:
-        return None, per_block, per_sm
-    return per_sm // per_block, per_block, per_sm
+        return None, per_block, per_sm, block_cap
+    return per_sm // per_block, per_block, per_sm, block_cap
 
 
 def _barrier_limit(device: DeviceLimits, barriers: int) -> int | None:
