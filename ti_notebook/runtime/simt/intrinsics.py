@@ -11,7 +11,7 @@ Emulated: the ``sreg`` reads (``tid``, ``ntid``, ``ctaid``, ``nctaid``, ``laneid
 every form of ``barrier``/``barrier0`` (barrier 0 over the whole block; named barriers
 and thread counts other than the block's are reported at run time) and its
 ``popc``/``and``/``or`` reductions, ``bar.warp.sync``, ``shfl.sync.*`` (also the ``p``
-forms), ``vote.*.sync``, ``activemask``, ``membar``/``fence`` and ``llvm.trap``. Warp
+forms), ``vote.*.sync``, ``activemask``, ``membar``/``fence``, ``nanosleep`` and ``llvm.trap``. Warp
 operations need a whole-warp mask (``-1``); other masks are reported at run time.
 
     >>> shim = thread_shim("llvm.nvvm.shfl.sync.down.f32", "float", ["i32", "float", "i32", "i32"])
@@ -221,6 +221,12 @@ def thread_shim(name: str, ret: str, params: list[str]) -> Shim | None:
         return _vote(rest, ret)
     if rest == "activemask":
         return Shim("  %r = call i32 @tin_simt_activemask()\n  ret i32 %r")
+    if rest == "nanosleep":
+        # a real sleep, so tests can make a thread late (a missing barrier then shows)
+        return Shim(
+            "  %us = udiv i32 %a0, 1000\n  %r = call i32 @usleep(i32 %us)\n  ret void",
+            ("declare i32 @usleep(i32)",),
+        )
     if re.fullmatch(r"membar\.(cta|gl|sys)|fence\.[a-z.]+", rest) and ret == "void":
         return Shim("  fence seq_cst\n  ret void")
     return None

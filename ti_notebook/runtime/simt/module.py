@@ -1,26 +1,26 @@
 """``SimtModule``: an NVPTX-form LLVM module compiled for the CPU, with launchable kernels.
 
-    >>> import numpy as np
-    >>> ir = '''
-    ... declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-    ... declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-    ... declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-    ... define ptx_kernel void @iota(ptr %out, i32 %scale) {
-    ...   %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-    ...   %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-    ...   %n = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-    ...   %bn = mul i32 %b, %n
-    ...   %i = add i32 %bn, %t
-    ...   %v = mul i32 %i, %scale
-    ...   %p = getelementptr i32, ptr %out, i32 %i
-    ...   store i32 %v, ptr %p
-    ...   ret void
-    ... }'''
-    >>> module = SimtModule(ir)
-    >>> out = np.zeros(8, np.int32)
-    >>> module.launch("iota", grid=2, block=4, params=[out, 10])
-    >>> out.tolist()
-    [0, 10, 20, 30, 40, 50, 60, 70]
+>>> import numpy as np
+>>> ir = '''
+... declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+... declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+... declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+... define ptx_kernel void @iota(ptr %out, i32 %scale) {
+...   %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+...   %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+...   %n = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+...   %bn = mul i32 %b, %n
+...   %i = add i32 %bn, %t
+...   %v = mul i32 %i, %scale
+...   %p = getelementptr i32, ptr %out, i32 %i
+...   store i32 %v, ptr %p
+...   ret void
+... }'''
+>>> module = SimtModule(ir)
+>>> out = np.zeros(8, np.int32)
+>>> module.launch("iota", grid=2, block=4, params=[out, 10])
+>>> out.tolist()
+[0, 10, 20, 30, 40, 50, 60, 70]
 """
 
 from __future__ import annotations
@@ -31,7 +31,13 @@ import struct
 
 import llvmlite.binding as llvm
 
-from ti_notebook.errors import TiNameError, TiOverflowError, TiRuntimeError, TiTypeError
+from ti_notebook.errors import (
+    TiNameError,
+    TiOverflowError,
+    TiRuntimeError,
+    TiTypeError,
+    TiValueError,
+)
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.simt.device import SIMT_DEVICE, SimtDevice, normalize_dims
 from ti_notebook.runtime.simt.rewrite import KernelEntry, rewrite_for_host
@@ -133,6 +139,13 @@ class SimtModule:
         prefix = f"tin_simt_entry_{next(_module_ids)}"
         host = rewrite_for_host(llvm_ir_text, prefix)
         self.static_shared_bytes = host.static_shared_bytes
+        if host.static_shared_bytes > device.shared_memory_per_block:
+            raise TiValueError(
+                f"the module's kernels have {host.static_shared_bytes} bytes of static "
+                f"shared memory, over the limit of {device.shared_memory_per_block} per "
+                "block (ptxas refuses such a module too)",
+                hint="use dynamic shared memory (an extern addrspace(3) array) above 48 KB",
+            )
         self.uses_dynamic_shared = host.uses_dynamic_shared
         engine = jit()
         try:
@@ -178,4 +191,3 @@ class SimtModule:
 
     def __repr__(self) -> str:
         return f"SimtModule(kernels={sorted(self.kernels)})"
-

@@ -137,7 +137,9 @@ def _integer(rest: str, ret: str) -> Shim | None:
         types = f"{ty}, i1" if fn == "ctlz" else ty
         decl = f"declare {ty} @llvm.{fn}.{ty}({types})"
         narrow = f"  %r = trunc {ty} %c to i32" if ty == "i64" else "  %r = or i32 %c, 0"
-        return Shim(f"  %c = call {ty} @llvm.{fn}.{ty}({ty} %a0{extra})\n{narrow}\n  ret i32 %r", (decl,))
+        return Shim(
+            f"  %c = call {ty} @llvm.{fn}.{ty}({ty} %a0{extra})\n{narrow}\n  ret i32 %r", (decl,)
+        )
     match = re.fullmatch(r"brev(32|64)", rest)
     if match:
         ty = f"i{match[1]}"
@@ -232,4 +234,3 @@ def libdevice_shim(name: str, ret: str, params: list[str]) -> Shim | None:
             return Shim(f"  {call}\n  ret void", (decl,))
         return Shim(f"  %r = {call}\n  ret {ret} %r", (decl,))
     return None
-

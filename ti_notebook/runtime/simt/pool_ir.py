@@ -315,10 +315,12 @@ no:
   ret i1 false
 }
 
-; Runs a launch: %dims = block x, y, z, grid x, y, z. Returns 0 or an error code
-; (details in tin_simt_error_info()).
-define i32 @tin_simt_launch(ptr %entry_fn, ptr %args_ptr, ptr %dims, i32 %quiet_polls) {
+; Runs a launch: %dims = block x, y, z, grid x, y, z; %spin: see @await. Returns 0 or
+; an error code (details in tin_simt_error_info()).
+define i32 @tin_simt_launch(ptr %entry_fn, ptr %args_ptr, ptr %dims, i32 %quiet_polls,
+                            i32 %spin) {
 entry:
+  store i32 %spin, ptr @spin, align 4
   %counts = alloca [3 x i32], align 4
   store ptr %entry_fn, ptr @entry, align 8
   store ptr %args_ptr, ptr @args, align 8

@@ -47,6 +47,8 @@ from ti_notebook.errors import TiRuntimeError, TiValueError
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.simt.intrinsics import RUNTIME_DECLARATIONS, Shim, thread_shim
 from ti_notebook.runtime.simt.nvvm_math import libdevice_shim, math_shim
+from ti_notebook.runtime.simt.ptx_asm import DECLARATIONS as ASM_DECLARATIONS
+from ti_notebook.runtime.simt.ptx_asm import asm_body, normalize
 from ti_notebook.runtime.simt.runtime import DYNAMIC_SHARED_SYMBOL
 
 __all__ = ["KernelEntry", "HostModule", "rewrite_for_host", "split_types"]
@@ -56,11 +58,24 @@ _NAME = r'(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*)'
 # A global name, or a string constant (skipped, so text in c"..." is never renamed).
 _SYMBOL_OR_STRING = re.compile(r'c"[^"]*"|@(' + _NAME + r")")
 _KERNEL_DEFINE = re.compile(r"^define [^\n]*?\bptx_kernel\b[^\n]*?@(" + _NAME + r")\(", re.M)
+_ASM_CALL = re.compile(
+    r"(?P<head>\bcall )(?P<ret>[^\"\n]*?) asm (?:sideeffect |alignstack |inteldialect )*"
+    r'"(?P<asm>(?:[^"\\]|\\.)*)", "(?P<constraints>(?:[^"\\]|\\.)*)"\((?P<args>[^)]*)\)'
+)
 _SPECIAL = {
     "vprintf": Shim("  %r = call i32 @tin_simt_vprintf(ptr %a0, ptr %a1)\n  ret i32 %r"),
     "__assertfail": Shim(
         "  call void @tin_simt_assertfail(ptr %a0, ptr %a1, i32 %a2, ptr %a3, i64 %a4)\n"
         "  call void @tin_simt_trap()\n  unreachable"
+    ),
+    # libdevice linked but not optimised asks for the target: sm_80, no flush to zero
+    "__nvvm_reflect": Shim(
+        "  %c = call i32 @strcmp(ptr %a0, ptr @__simt.cuda_arch)\n  %arch = icmp eq i32 %c, 0\n"
+        "  %r = select i1 %arch, i32 800, i32 0\n  ret i32 %r",
+        (
+            "declare i32 @strcmp(ptr, ptr)",
+            '@__simt.cuda_arch = linkonce_odr constant [12 x i8] c"__CUDA_ARCH\\00"',
+        ),
     ),
 }
 
@@ -139,14 +154,21 @@ def _parse_original(text: str) -> llvm.ModuleRef:
             f"the SIMT emulator was given LLVM IR it cannot parse: {exc}",
             hint="pass the NVPTX module's text exactly as the CUDA backend printed it",
         ) from None
+    # Unused internal functions (all of libdevice, if it was linked but not optimised)
+    # and unused declarations go, so only what the kernels reach must be emulated.
+    engine = jit()
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_global_dead_code_eliminate_pass()
+    passes.add_strip_dead_prototype_pass()
+    options = llvm.create_pipeline_tuning_options(speed_level=0)
+    passes.run(module, llvm.create_pass_builder(engine.target_machine, options))
     return module
 
 
 def _shim_definition(name: str, ret: str, params: list[str], shim: Shim) -> str:
     args = ", ".join(f"{t} %a{i}" for i, t in enumerate(params))
     return (
-        f"define linkonce_odr {ret} {_quote(name)}({args}) {shim.attributes} {{\n"
-        f"{shim.body}\n}}\n"
+        f"define linkonce_odr {ret} {_quote(name)}({args}) {shim.attributes} {{\n{shim.body}\n}}\n"
     )
 
 
@@ -174,18 +196,48 @@ def _kernel_params(module: llvm.ModuleRef, name: str) -> list[str]:
     return types
 
 
-def _check_text(canonical: str) -> None:
-    inline_asm = re.search(r"\bcall [^\n]*? asm (sideeffect |alignstack |inteldialect )*\"", canonical)
-    if inline_asm or re.search(r"^module asm", canonical, re.M):
+def _replace_libdevice_asm(text: str) -> tuple[str, list[str]]:
+    """Turns each known PTX ``asm`` call (libdevice's, see ``ptx_asm.py``) into a call of
+    a shim; returns the text and the shims' definitions. Unknown asm is refused."""
+    shims: dict[tuple[str, str, str, str], str] = {}
+
+    def replace(match: re.Match) -> str:
+        body = asm_body(match["asm"], match["constraints"])
+        if body is None:
+            raise TiRuntimeError(
+                f'the module contains inline PTX assembly ("{normalize(match["asm"])[:80]}"), '
+                "which the SIMT emulator cannot run",
+                hint="express it with NVVM intrinsics instead of asm (libdevice's own asm "
+                "is supported)",
+            )
+        types = [arg.split()[0] for arg in split_types(match["args"])]
+        key = (normalize(match["asm"]), match["constraints"], match["ret"], ",".join(types))
+        if key not in shims:
+            name = f"__simt.asm.{len(shims)}"
+            params = ", ".join(f"{t} %a{i}" for i, t in enumerate(types))
+            shims[key] = (
+                f"define linkonce_odr {match['ret']} @{name}({params}) alwaysinline nounwind "
+                f"{{\n{body}\n}}\n"
+            )
+        name = f"__simt.asm.{list(shims).index(key)}"
+        return f"{match['head']}{match['ret']} @{name}({match['args']})"
+
+    text = _ASM_CALL.sub(replace, text)
+    for i, (_, _, ret, types) in enumerate(shims):
+        text += f"\ndeclare {ret} @__simt.asm.{i}({types.replace(',', ', ')})\n"
+    if re.search(r"^module asm", text, re.M):
         raise TiRuntimeError(
-            "the module contains inline PTX assembly, which the SIMT emulator cannot run",
+            "the module contains module-level PTX assembly, which the SIMT emulator cannot run",
             hint="express it with NVVM intrinsics instead of asm",
         )
+    return text, list(shims.values())
+
+
+def _check_text(canonical: str) -> None:
     for space in {int(s) for s in re.findall(r"addrspace\((\d+)\)", canonical)}:
         if space >= 256:
             raise TiRuntimeError(
-                f"the module uses addrspace({space}), which x86 reserves for segment "
-                "registers",
+                f"the module uses addrspace({space}), which x86 reserves for segment registers",
                 hint="NVPTX modules use address spaces 0-5 only",
             )
 
@@ -193,7 +245,7 @@ def _check_text(canonical: str) -> None:
 def rewrite_for_host(nvptx_ir: str, entry_prefix: str) -> HostModule:
     """Rewrites ``nvptx_ir`` for the host; trampolines are named ``<entry_prefix>_<i>``."""
     module = _parse_original(nvptx_ir)
-    canonical = str(module)
+    canonical, asm_shims = _replace_libdevice_asm(str(module))
     _check_text(canonical)
     kernel_names = [_unquote(m) for m in _KERNEL_DEFINE.findall(canonical)]
     if not kernel_names:
@@ -225,13 +277,19 @@ def rewrite_for_host(nvptx_ir: str, entry_prefix: str) -> HostModule:
             continue
         shims.append(_shim_definition(new_name, ret, params, shim))
         declares.update(shim.declares)
-    if unknown:
+    intrinsics = sorted(n for n in unknown if n.startswith(("llvm.", "__nv_")))
+    if intrinsics:
         raise TiRuntimeError(
-            f"the SIMT emulator cannot run {', '.join(sorted(unknown))}: no CPU "
-            "equivalent is known",
+            f"the SIMT emulator cannot run {', '.join(intrinsics)}: it has no CPU version of them",
             hint="the supported intrinsics are listed in ti_notebook/runtime/simt/"
             "intrinsics.py and nvvm_math.py; link libdevice for other __nv_* functions, "
             "or run the kernel on a GPU",
+        )
+    if unknown:
+        raise TiRuntimeError(
+            f"the module calls {', '.join(sorted(unknown))}, declared but not defined in it",
+            hint="a CUDA kernel module must define every function it calls (link the "
+            "library that has them into the module)",
         )
     static_shared, dynamic = 0, []
     target_data = jit().target_data
@@ -257,8 +315,13 @@ def rewrite_for_host(nvptx_ir: str, entry_prefix: str) -> HostModule:
         text += f"\n@{DYNAMIC_SHARED_SYMBOL} = external addrspace(3) global [0 x i8], align 16\n"
     kernels = []
     for i, name in enumerate(kernel_names):
-        kernels.append(KernelEntry(name, tuple(_kernel_params(module, name)), f"{entry_prefix}_{i}"))
-    shim_text = RUNTIME_DECLARATIONS + "\n".join(sorted(declares)) + "\n" + "".join(shims)
+        kernels.append(
+            KernelEntry(name, tuple(_kernel_params(module, name)), f"{entry_prefix}_{i}")
+        )
+    if asm_shims:
+        declares.update(ASM_DECLARATIONS)
+    shim_text = RUNTIME_DECLARATIONS + "\n".join(sorted(declares)) + "\n"
+    shim_text += "".join(shims) + "".join(asm_shims)
     shim_text += "".join(_entry_trampoline(k.name, list(k.param_types), k.entry) for k in kernels)
     return HostModule(text, shim_text, tuple(kernels), static_shared, bool(dynamic))
 

@@ -1,6 +1,6 @@
 """The emulator's native runtime, loaded once per process, and the launch call.
 
-:func:`get_runtime` compiles ``sync_ir`` + ``pool_ir`` into the process JIT
+:func:`get_runtime` compiles ``sync_ir`` + ``warp_ir`` + ``pool_ir`` into the process JIT
 (``runtime/jit.py``) and registers the ``tin_simt_*`` functions, the dynamic shared
 memory buffer and the ``vprintf``/``__assertfail`` callbacks as JIT symbols, so every
 rewritten kernel module resolves them. :meth:`SimtRuntime.launch` runs one grid and
@@ -27,6 +27,7 @@ from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.simt import sync_ir, vprintf
 from ti_notebook.runtime.simt.pool_ir import POOL_IR
 from ti_notebook.runtime.simt.sync_ir import SYNC_IR
+from ti_notebook.runtime.simt.warp_ir import WARP_IR
 
 __all__ = ["SimtRuntime", "get_runtime", "DYNAMIC_SHARED_SYMBOL", "MAX_DYNAMIC_SHARED"]
 
@@ -34,8 +35,11 @@ __all__ = ["SimtRuntime", "get_runtime", "DYNAMIC_SHARED_SYMBOL", "MAX_DYNAMIC_S
 # another), sized for the opt-in maximum of sm_80/sm_90 (227 KB).
 DYNAMIC_SHARED_SYMBOL = "tin_simt_dynamic_shared"
 MAX_DYNAMIC_SHARED = 227 * 1024
-# Pause iterations before a waiting thread sleeps on its futex; a few microseconds.
-_SPIN = 0
+# Pause iterations before a waiting thread sleeps on its futex. Short is best on this
+# 2-core machine whether threads share cores or not (64 blocks of 128 threads: 16 pauses
+# 45 ms, 256 pauses 110 ms, 2000 pauses 700 ms; 2 threads: 16 pauses 17 us a launch,
+# 2000 pauses 150 us): a spinning thread keeps the thread it waits for off the CPU.
+_SPIN = 16
 # The watchdog's poll interval and how many quiet polls in a row make a deadlock.
 _POLL_MS = 20
 QUIET_POLLS = 5
@@ -75,7 +79,12 @@ _LIBC = (
     "longjmp",
 )
 _LAUNCH = ctypes.CFUNCTYPE(
-    ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32
+    ctypes.c_int32,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_int32,
+    ctypes.c_int32,
 )
 
 _runtime: SimtRuntime | None = None
@@ -83,8 +92,7 @@ _runtime_lock = threading.Lock()
 
 
 def _runtime_ir() -> str:
-    return Template(SYNC_IR + POOL_IR).substitute(
-        SPIN=_SPIN,
+    return Template(SYNC_IR + WARP_IR + POOL_IR).substitute(
         POLL_MS=_POLL_MS,
         STACK_BYTES=_STACK_BYTES,
         ERROR_DEADLOCK=sync_ir.ERROR_DEADLOCK,
@@ -103,8 +111,7 @@ def _check_platform() -> None:
         "amd64",
     ):
         raise TiRuntimeError(
-            f"the SIMT emulator needs x86-64 Linux (this is {sys.platform}/"
-            f"{platform.machine()})",
+            f"the SIMT emulator needs x86-64 Linux (this is {sys.platform}/{platform.machine()})",
             hint="run CUDA kernels on a GPU, or use arch=ti.cpu",
         )
 
@@ -136,9 +143,7 @@ class SimtRuntime:
         self._launch = _LAUNCH(addresses["tin_simt_launch"])
         error_info = ctypes.CFUNCTYPE(ctypes.c_void_p)(addresses["tin_simt_error_info"])()
         self._error = (ctypes.c_int32 * 6).from_address(error_info)
-        os.register_at_fork(
-            after_in_child=ctypes.CFUNCTYPE(None)(addresses["tin_simt_after_fork"])
-        )
+        os.register_at_fork(after_in_child=ctypes.CFUNCTYPE(None)(addresses["tin_simt_after_fork"]))
         # One launch at a time: the runtime's block state and shared memory are global.
         self.lock = threading.Lock()
 
@@ -157,7 +162,7 @@ class SimtRuntime:
         with self.lock:
             vprintf.begin_launch()
             try:
-                code = self._launch(entry_address, args_address, dims, QUIET_POLLS)
+                code = self._launch(entry_address, args_address, dims, QUIET_POLLS, _SPIN)
                 error = list(self._error)
             finally:
                 vprintf.end_launch()
@@ -196,9 +201,10 @@ def _launch_error(kernel: str, error: list[int], block: tuple[int, int, int]) ->
             hint="use the full mask 0xffffffff (all lanes of the warp)",
         )
     if code == sync_ir.ERROR_BARRIER:
+        count = "all threads" if b == -1 else f"{b} threads"
         return TiRuntimeError(
-            f"kernel '{kernel}': barrier {a} with thread count {b} {where}; the SIMT emulator "
-            f"runs only barrier 0 over the whole block ({c} threads)",
+            f"kernel '{kernel}': barrier {a} for {count} {where}; the SIMT emulator runs "
+            f"only barrier 0 for the whole block ({c} threads)",
             hint="use __syncthreads() (llvm.nvvm.barrier0)",
         )
     if code == sync_ir.ERROR_TRAP:
