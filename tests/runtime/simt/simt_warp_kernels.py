@@ -266,4 +266,16 @@ define ptx_kernel void @math(ptr %x, ptr %out) {
   call void @put(ptr %out, i32 %i, i32 7, float %r7)
   ret void
 }
+
+; out[i] = sin(x[i]) in f64 (libdevice takes a slow path, with 128-bit asm, for huge x)
+define ptx_kernel void @sin_f64(ptr %x, ptr %out) {
+  %i = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %i64 = zext i32 %i to i64
+  %px = getelementptr double, ptr %x, i64 %i64
+  %v = load double, ptr %px, align 8
+  %r = call double @__nv_sin(double %v)
+  %po = getelementptr double, ptr %out, i64 %i64
+  store double %r, ptr %po, align 8
+  ret void
+}
 """

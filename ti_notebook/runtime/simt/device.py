@@ -10,7 +10,7 @@ SM x 2) then stays cheap to run.
     >>> device.warp_size, device.max_threads_per_block, device.shared_memory_per_block
     (32, 1024, 49152)
     >>> device.check_launch("k", grid=(64, 1, 1), block=(128, 1, 1))
-    >>> device.check_launch("k", grid=(1, 1, 1), block=(2048, 1, 1))
+    >>> device.check_launch("k", grid=(1, 1, 1), block=(32, 32, 2))
     Traceback (most recent call last):
       ...
     ti_notebook.errors.TiValueError: kernel 'k': a block of 2048 threads is over the limit of 1024
