@@ -145,7 +145,7 @@ next:
   call void @futex_wake(ptr @end_gen)
   ret void
 wait:
-  call void @await(ptr @end_gen, i32 %g)
+  call void @await(ptr @end_gen, i32 %g, i32 $YIELDS)
   ret void
 }
 
@@ -194,7 +194,7 @@ entry:
   br label %wait
 wait:
   %seen = phi i32 [ 0, %entry ], [ %gen, %wait ], [ %gen, %wake ]
-  call void @await(ptr %go, i32 %seen)
+  call void @await(ptr %go, i32 %seen, i32 0)
   %gen = load atomic i32, ptr %go acquire, align 4
   call void @run_blocks(ptr %st)
   %n = load i32, ptr @nthreads, align 4

@@ -122,9 +122,9 @@ define internal void @futex_wake(ptr %addr) {
   ret void
 }
 
-; Returns once *%word != %g: a short spin (@spin pauses, see runtime.py), then futex
-; sleeps.
-define internal void @await(ptr %word, i32 %g) {
+; Returns once *%word != %g: a short spin (@spin pauses), up to %yields sched_yield
+; calls, then futex sleeps (see runtime.py for the numbers).
+define internal void @await(ptr %word, i32 %g, i32 %yields) {
 entry:
   %limit = load i32, ptr @spin, align 4
   br label %spin
@@ -137,7 +137,20 @@ pause:
   call void @llvm.x86.sse2.pause()
   %i1 = add i32 %i, 1
   %more = icmp ult i32 %i1, %limit
-  br i1 %more, label %spin, label %sleep
+  br i1 %more, label %spin, label %start_yield
+start_yield:
+  %no_yield = icmp eq i32 %yields, 0
+  br i1 %no_yield, label %sleep, label %yield
+yield:
+  %y = phi i32 [ 0, %start_yield ], [ %y1, %yield_check ]
+  %ry = call i64 (i64, ...) @syscall(i64 24)
+  %vy = load atomic i32, ptr %word acquire, align 4
+  %changedy = icmp ne i32 %vy, %g
+  br i1 %changedy, label %out, label %yield_check
+yield_check:
+  %y1 = add i32 %y, 1
+  %morey = icmp ult i32 %y1, %yields
+  br i1 %morey, label %yield, label %sleep
 sleep:
   call void @futex_wait(ptr %word, i32 %g)
   %v2 = load atomic i32, ptr %word acquire, align 4
@@ -174,7 +187,7 @@ define internal void @wait_change(ptr %st, ptr %word, i32 %g, i32 %kind) {
   store i32 %g, ptr %wg, align 4
   %wk = getelementptr %State, ptr %st, i32 0, i32 7
   store atomic i32 %kind, ptr %wk release, align 4
-  call void @await(ptr %word, i32 %g)
+  call void @await(ptr %word, i32 %g, i32 $YIELDS)
   store atomic i32 0, ptr %wk release, align 4
   call void @check_abort(ptr %st)
   ret void
