@@ -141,6 +141,8 @@ def test_modules_the_emulator_cannot_run(ir, error, message):
 def test_shuffle_beyond_a_partial_warp():
     module = SimtModule(kernels.REDUCTION)
     x = np.ones(100, np.int32)
-    with pytest.raises(TiRuntimeError, match=r"reads lane (1[6-9]|2\d|3[01]), which does not exist") as info:
+    with pytest.raises(
+        TiRuntimeError, match=r"reads lane (1[6-9]|2\d|3[01]), which does not exist"
+    ) as info:
         module.launch("block_sum", grid=1, block=16, params=[x, x.size, np.zeros(1, np.int32)])
     assert "multiple of 32" in info.value.hint

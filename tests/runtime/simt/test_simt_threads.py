@@ -154,3 +154,16 @@ def test_launches_from_several_python_threads_are_serialised():
     for i, out in enumerate(outs):
         active = 30 + i
         np.testing.assert_array_equal(out[:active], (np.arange(active) + 1) % active)
+
+
+def test_a_forked_child_makes_its_own_workers():
+    module = SimtModule(kernels.EARLY_EXIT)
+    out = np.zeros(64, np.int32)
+    module.launch("early_exit", grid=1, block=64, params=[out, 64])
+    pid = os.fork()
+    if pid == 0:  # the child has none of the parent's worker threads
+        out[:] = -1
+        module.launch("early_exit", grid=2, block=64, params=[out, 10])
+        os._exit(0 if out[:10].tolist() == [*range(1, 10), 0] else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -135,7 +135,7 @@ class SimtModule:
         self, llvm_ir_text: str, device: SimtDevice = SIMT_DEVICE, optimize: bool = True
     ) -> None:
         self.device = device
-        runtime = get_runtime()  # its symbols must exist before the module is loaded
+        get_runtime()  # its symbols must exist before the module is loaded
         prefix = f"tin_simt_entry_{next(_module_ids)}"
         host = rewrite_for_host(llvm_ir_text, prefix)
         self.static_shared_bytes = host.static_shared_bytes
@@ -170,7 +170,6 @@ class SimtModule:
             engine.optimize(module)
         self.host_ir = str(module)
         addresses = engine.add_module(module, sorted(entries))
-        self._runtime = runtime
         self.kernels: dict[str, SimtKernel] = {
             k.name: SimtKernel(self, k, addresses[k.entry]) for k in host.kernels
         }

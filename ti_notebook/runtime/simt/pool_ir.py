@@ -54,7 +54,9 @@ define i32 @tin_simt_init() {
 ; A forked child has none of the workers: forget them (their states restart at zero).
 define void @tin_simt_after_fork() {
   store i32 0, ptr @pool_size, align 4
-  call void @llvm.memset.p0.i64(ptr @states, i8 0, i64 319488, i1 false)
+  %end = getelementptr [1024 x %State], ptr null, i64 1
+  %bytes = ptrtoint ptr %end to i64
+  call void @llvm.memset.p0.i64(ptr @states, i8 0, i64 %bytes, i1 false)
   ret void
 }
 

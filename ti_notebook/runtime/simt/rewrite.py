@@ -3,13 +3,15 @@
 What changes, and why:
 
 - the module is parsed once as it is (LLVM upgrades old forms: ``barrier0`` becomes
-  ``barrier.cta.sync.aligned.all``, ``!nvvm.annotations`` kernels become ``ptx_kernel``)
-  and printed back, so the text rewrites below see one canonical spelling;
+  ``barrier.cta.sync.aligned.all``, ``!nvvm.annotations`` kernels become ``ptx_kernel``),
+  rid of unused functions (all of libdevice when it was linked but not optimised) and
+  printed back, so the text rewrites below see one canonical spelling;
 - ``target triple``/``datalayout`` go (the host's are stamped on by ``jit().parse``);
   ``ptx_kernel``/``ptx_device`` calling conventions go (x86 has neither);
 - every ``@llvm.nvvm.*`` and ``@llvm.trap`` is renamed ``@__simt.<name>`` and a shim of
   that name is linked in (``intrinsics.py``, ``nvvm_math.py``); declared ``__nv_*``,
-  ``vprintf`` and ``__assertfail`` get definitions under their own names;
+  ``vprintf``, ``__assertfail`` and ``__nvvm_reflect`` get definitions under their own
+  names; libdevice's inline PTX ``asm`` becomes calls of IR equivalents (``ptx_asm.py``);
 - ``extern`` ``addrspace(3)`` arrays (dynamic shared memory) all become the runtime's
   one buffer, ``@tin_simt_dynamic_shared``;
 - address spaces stay: x86 treats address spaces below 256 as plain memory and an
@@ -308,7 +310,8 @@ def rewrite_for_host(nvptx_ir: str, entry_prefix: str) -> HostModule:
             static_shared += target_data.get_abi_size(var.global_value_type)
     text = _rename(canonical, renames)
     text = re.sub(r"^target (triple|datalayout) = .*$", "", text, flags=re.M)
-    text = re.sub(r"\bptx_(kernel|device) ", "", text)
+    text = re.sub(r"^((?:define|declare) [^\n]*?)\bptx_(?:kernel|device) ", r"\1", text, flags=re.M)
+    text = re.sub(r"\bcall ptx_(?:kernel|device) ", "call ", text)
     if dynamic:
         declaration = re.compile(rf"^@{re.escape(DYNAMIC_SHARED_SYMBOL)} = external [^\n]*$", re.M)
         text = declaration.sub("", text)

@@ -36,9 +36,10 @@ __all__ = ["SimtRuntime", "get_runtime", "DYNAMIC_SHARED_SYMBOL", "MAX_DYNAMIC_S
 DYNAMIC_SHARED_SYMBOL = "tin_simt_dynamic_shared"
 MAX_DYNAMIC_SHARED = 227 * 1024
 # Pause iterations before a waiting thread sleeps on its futex. Short is best on this
-# 2-core machine whether threads share cores or not (64 blocks of 128 threads: 16 pauses
-# 45 ms, 256 pauses 110 ms, 2000 pauses 700 ms; 2 threads: 16 pauses 17 us a launch,
-# 2000 pauses 150 us): a spinning thread keeps the thread it waits for off the CPU.
+# 2-core machine whether threads share cores or not (a kernel with two barriers, 64
+# blocks of 128 threads: 16 pauses 45 ms, 256 pauses 110 ms, 2000 pauses 700 ms; with 2
+# threads: 17 us against 150 us a launch): a spinning thread keeps the thread it waits
+# for off the CPU.
 _SPIN = 16
 # Then, at barriers only, up to this many sched_yield calls before the futex sleep: with
 # more threads than cores the thread we wait for is often runnable, and yielding to it

@@ -132,6 +132,7 @@ def assertfail_address() -> int:
 
 
 def begin_launch() -> None:
+    """Forgets output and assertion messages of earlier launches."""
     _pending.clear()
     _assertion.clear()
 
