@@ -39,21 +39,31 @@ def _menu(page, menu: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
 
 
-def _run_all(page, tries: int = 4) -> None:
-    """Run → Run All Cells, again while no cell starts: a click that lands while the
-    page is still connecting to the new kernel runs nothing, and says nothing."""
-    started = (
-        "() => [...document.querySelectorAll('.jp-InputPrompt')].some("
-        "p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"
-    )
-    for _ in range(tries):
-        _menu(page, "Run", "Run All Cells")
-        try:
-            page.wait_for_function(started, timeout=15_000)
-            return
-        except Exception:  # playwright's TimeoutError: try the menu again
-            continue
-    raise AssertionError(f"Run All Cells started no cell in {tries} tries")
+def _run_cells(page) -> None:
+    """Runs every cell in order, each once its predecessor is done: click, Shift+Enter,
+    wait for its execution count. (Run All Cells from the menu now and then ran only
+    the first cell while the page was still settling its new kernel session.)"""
+    cells = page.locator(".jp-CodeCell")
+    for k in range(cells.count()):
+        cell = cells.nth(k)
+        prompt = cell.locator(".jp-InputPrompt")
+        for _attempt in range(3):
+            cell.locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Shift+Enter")
+            try:
+                page.wait_for_function(
+                    "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)",
+                    arg=prompt.element_handle(),
+                    timeout=15_000,
+                )
+                break
+            except Exception:  # playwright's TimeoutError: the keypress was lost
+                continue
+        page.wait_for_function(
+            "p => /\\[\\d+\\]/.test(p.textContent)",
+            arg=prompt.element_handle(),
+            timeout=RUN_S * 1000,
+        )
 
 
 def _wait_idle(page) -> None:
@@ -90,7 +100,7 @@ def _drive(page, base: str, token: str, screenshot_dir) -> None:
         timeout=RUN_S * 1000,
     )
     _menu(page, "Edit", "Clear Outputs of All Cells")
-    _run_all(page)
+    _run_cells(page)
     page.wait_for_function(f"() => {CELL_COUNT_JS} > 0", timeout=RUN_S * 1000)
     page.wait_for_function(f"() => {POINTS_JS} > 0", timeout=RUN_S * 1000)
     _wait_idle(page)
