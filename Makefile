@@ -10,7 +10,7 @@ STAMP = $(VENV)/.installed
 # JupyterLab refuses to start as root unless told; root is usual in containers and CI.
 LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab test lint format bench clean
+.PHONY: setup lab test lint format bench clean screenshot
 
 setup: $(STAMP)
 
@@ -21,7 +21,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml setup.py
 	test -x $(PYTHON) || $(PY) -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	$(PIP) install -e '.[test,cuda]'
+	$(PIP) install -e '.[test,cuda,browser]'
 	touch $@
 
 $(VENV)/.installed-lab: $(STAMP)
@@ -41,6 +41,10 @@ test: setup
 	$(PYTHON) -m pytest tests/
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The README's picture: the browser test keeps its screenshot (needs chromium).
+screenshot: setup
+	TI_SCREENSHOT_DIR=notebooks/images $(PYTHON) -m pytest -q tests/browser
 
 lint: setup
 	$(BIN)/ruff check .

@@ -29,8 +29,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "ti_notebook"
-# The public API the notebook layer may use: the package's face and its error classes.
-PUBLIC = frozenset({"ti_notebook", "ti_notebook.errors"})
+# The public API the notebook layer may use: the package's face, its error classes and
+# the face of the CUDA analysis (occupancy, ptxas resources, access patterns).
+PUBLIC = frozenset({"ti_notebook", "ti_notebook.errors", "ti_notebook.cuda_analysis"})
 NOTEBOOK_LAYER = ("ti_notebook.magics", "ti_notebook.widgets", "ti_notebook.kernels")
 EXTENSION_HOOK = ("ti_notebook", "ti_notebook.magics")
 # notebook package -> the other notebook packages' faces it may import: ``%%kernel
@@ -43,6 +44,17 @@ FORBIDDEN = {
     "plan": {"lang", "frontend", "compiler", "passes", "codegen", "runtime"},
     "passes": {"lang", "frontend", "compiler", "codegen", "runtime"},
     "codegen": {"lang", "frontend", "compiler", "passes"},
+    # the CUDA analysis reads PTX text and numbers: the compiler and widgets both use it
+    "cuda_analysis": {
+        "lang",
+        "frontend",
+        "compiler",
+        "passes",
+        "codegen",
+        "runtime",
+        "plan",
+        "ir",
+    },  # fmt: skip
 }
 
 

@@ -109,6 +109,10 @@ class TiRuntimeError(TiError, RuntimeError):
     """The runtime could not do what was asked (destroyed field, no device, ...)."""
 
 
+class TiNotImplementedError(TiError, NotImplementedError):
+    """A feature ti_notebook has planned but does not have yet (the hint says what works)."""
+
+
 class TiZeroDivisionError(TiError, ZeroDivisionError):
     """An integer division or modulo by a constant zero, found while compiling."""
 

@@ -1,14 +1,17 @@
 """Notebook widgets for ti_notebook, installed as ``ti_notebook.widgets``.
 
-The layout view, block-local-storage view, loop_config tuner and timeline: each reads
-the compiler's read-only data and draws it (DESIGN.md sections 2, 4 and 6).
+The layout view, block-local-storage view, loop_config tuner, timeline and occupancy
+view: each reads the compiler's read-only data and draws it (DESIGN.md sections 2, 4
+and 6).
 
 - :func:`layout` / :func:`layout_figure`: where every element of a field lives, and the
   order a loop visits them;
 - :func:`bls` / :func:`bls_figure`: how ``ti.block_local`` maps a block's indices to its
   buffer, and which iterations read a buffer cell;
 - :func:`tune` / :func:`tune_figure`: time a kernel against its loop options, live;
-- :func:`timeline` / :func:`timeline_figure`: the kernel profiler's launches per thread.
+- :func:`timeline` / :func:`timeline_figure`: the kernel profiler's launches per thread;
+- :func:`occupancy` / :func:`occupancy_figure`: a CUDA kernel's theoretical occupancy
+  against block_dim, and what limits it.
 
     >>> import ti_notebook as ti
     >>> from ti_notebook.widgets import layout, layout_figure
@@ -20,6 +23,7 @@ the compiler's read-only data and draws it (DESIGN.md sections 2, 4 and 6).
 
 from ti_notebook.widgets.bls_view import BlsView, bls, bls_figure
 from ti_notebook.widgets.layout_view import LayoutView, layout, layout_figure
+from ti_notebook.widgets.occupancy_view import OccupancyView, occupancy, occupancy_figure
 from ti_notebook.widgets.timeline_plot import timeline_figure
 from ti_notebook.widgets.timeline_view import Timeline, timeline
 from ti_notebook.widgets.tuner import Tuner, tune
@@ -30,12 +34,15 @@ __all__ = [
     "BlsView",
     "LayoutView",
     "Measurement",
+    "OccupancyView",
     "Timeline",
     "Tuner",
     "bls",
     "bls_figure",
     "layout",
     "layout_figure",
+    "occupancy",
+    "occupancy_figure",
     "timeline",
     "timeline_figure",
     "tune",

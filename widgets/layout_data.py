@@ -31,6 +31,9 @@ from ti_notebook.errors import TiError, TiTypeError, TiValueError
 
 CACHE_LINE = 64  # bytes; the unit in which CPUs and GPUs move memory
 DEFAULT_WINDOW = {1: (64,), 2: (32, 32), 3: (4, 16, 16)}
+# the loop's first iterations the view follows: a slider over 16M steps says no more,
+# and the whole visit order of a large field would take seconds to compute
+VISIT_LIMIT = 1 << 16
 LOOP_KINDS = ("struct-for", "ndrange")
 _STRUCT_FOR = re.compile(r"= struct_for (\w+)")  # a loop in the printed IR
 
@@ -183,7 +186,7 @@ def struct_for_fields(kernel: ti.Kernel) -> set[str]:
     return names | set(_STRUCT_FOR.findall(kernel.stages()["ir"]))
 
 
-def visit_order(field: ti.Field, kind: str) -> np.ndarray:
+def visit_order(field: ti.Field, kind: str, limit: int | None = None) -> np.ndarray:
     """Field indices in the order ``kind`` visits them, shape ``(cells, ndim)``.
 
     A struct-for visits in the plan's order (``FieldLayout.visit_order()``; a sparse
@@ -196,17 +199,19 @@ def visit_order(field: ti.Field, kind: str) -> np.ndarray:
     """
     plan = field.layout()
     if kind == "struct-for":
-        return plan.visit_order()
-    return np.indices(plan.shape).reshape(len(plan.shape), -1).T
+        return plan.visit_order(limit=limit)
+    count = math.prod(plan.shape) if limit is None else min(limit, math.prod(plan.shape))
+    return np.stack(np.unravel_index(np.arange(count), plan.shape), axis=1)
 
 
-def lines_after(addresses: np.ndarray, visit: np.ndarray) -> np.ndarray:
-    """``out[n]``: distinct cache lines among the first ``n`` visited cells (``out[0]=0``).
+def lines_after(visited_addresses: np.ndarray) -> np.ndarray:
+    """``out[n]``: distinct cache lines among the first ``n`` visited cells (``out[0]=0``),
+    given the byte address of each visit in order.
 
-    >>> lines_after(np.array([0, 4, 64, 68]), np.array([[0], [2], [1], [3]])).tolist()
+    >>> lines_after(np.array([0, 64, 4, 68])).tolist()
     [0, 1, 2, 2, 2]
     """
-    lines = addresses[tuple(visit.T)] // CACHE_LINE
+    lines = visited_addresses // CACHE_LINE
     first = np.zeros(lines.size, dtype=np.int64)
     _, where = np.unique(lines, return_index=True)
     first[where] = 1  # a line counts at its first touch
@@ -230,7 +235,9 @@ def byte_strip(field: ti.Field, together=(), span: int = CACHE_LINE) -> tuple[By
     tree = field.layout().tree_id
     mine = [field] + [f for f in together if f is not field and f.layout().tree_id == tree]
     plans = [f.layout() for f in mine]
-    everything = [p.addresses() for p in plans]  # once each: a large field's take time
+    # the tree's first bytes hold elements near the origin: a corner of each field is
+    # enough, and keeps a large field's view quick
+    everything = [_box_addresses(p, (0,) * len(p.shape), p.shape, span) for p in plans]
     base = min(int(a.min()) for a in everything)
     slots = []
     for f, plan, addresses in zip(mine, plans, everything, strict=True):
@@ -238,6 +245,14 @@ def byte_strip(field: ti.Field, together=(), span: int = CACHE_LINE) -> tuple[By
             address = int(addresses[tuple(index)])
             slots.append(ByteSlot(address - base, plan.itemsize, f.name, tuple(map(int, index))))
     return tuple(sorted(slots, key=lambda s: s.start))
+
+
+def _box_addresses(plan, corner, extent, most: int | None = None) -> np.ndarray:
+    """Addresses of the cells ``corner + [0, extent)`` (per axis at most ``most``),
+    shaped like the box: the plan's own arithmetic, for this box only."""
+    extent = tuple(min(e, most or e) for e in extent)
+    cells = np.indices(extent, dtype=np.int64).reshape(len(extent), -1).T + np.array(corner)
+    return plan.addresses_at(cells).reshape(extent)
 
 
 def block_outlines(shape, block_shapes) -> tuple[tuple[int, ...], ...]:
@@ -298,20 +313,19 @@ def layout_data(field: ti.Field, loop=None, *, together=(), window=None, corner=
             f"the layout view draws 1-D, 2-D and 3-D fields; {field.name} has shape {plan.shape}"
         )
     window, corner = _window(plan.shape, window, corner)
-    everything = plan.addresses()
-    cut = tuple(slice(c, c + w) for c, w in zip(corner, window, strict=True))
-    addresses = everything[cut]
+    addresses = _box_addresses(plan, corner, window)
     order = np.empty(addresses.size, dtype=np.int64)
     order[np.argsort(addresses, axis=None, kind="stable")] = np.arange(addresses.size)
     blocks = block_outlines(plan.shape, plan.block_shapes())
     kind = loop_kind(field, loop)
     visit = rank = after = None
     if kind is not None:
-        visit = visit_order(field, kind)
-        position = np.full(plan.shape, -1, dtype=np.int64)
-        position[tuple(visit.T)] = np.arange(len(visit))
-        rank = position[cut]
-        after = lines_after(everything, visit)
+        visit = visit_order(field, kind, VISIT_LIMIT)
+        local = visit - np.array(corner)
+        inside = ((local >= 0) & (local < np.array(window))).all(axis=1)
+        rank = np.full(window, -1, dtype=np.int64)  # the window's cells' iteration
+        rank[tuple(local[inside].T)] = np.flatnonzero(inside)
+        after = lines_after(plan.addresses_at(visit))
     return LayoutData(
         field.name,
         plan.dtype_name,

@@ -161,6 +161,8 @@ def title(data: LayoutData, iterations: int | None) -> str:
         lines = data.lines_touched(iterations)
         plural = "" if lines == 1 else "s"
         text += f"\n{data.loop}: {iterations} iterations touched {lines} cache line{plural}"
+        if len(data.visit) < np.prod(data.shape):
+            text += f" (of the first {len(data.visit):,} the view follows)"
     return text
 
 
@@ -195,11 +197,4 @@ def figure_svg(fig: Figure) -> str:
     buffer = io.StringIO()
     with matplotlib.rc_context(SVG_RC):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
-
-
-def figure_png(fig: Figure, dpi: int = 80) -> bytes:
-    """The figure as PNG bytes (what the live widget shows)."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()

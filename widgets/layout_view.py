@@ -4,8 +4,9 @@ The view is made of standard ipywidgets only (no custom JavaScript, DESIGN.md se
 6): ToggleButtons choose the field when several are given, an IntSlider steps through
 the loop's first N iterations (the visited cells keep their colour, a Label counts the
 cache lines they touched), and one IntText per axis picks a cell to read its index,
-byte address and cache line (what a click or hover would show). The picture is the
-:func:`layout_figure` of the current state, shown as a PNG.
+byte address and cache line. The picture is SVG written cell by cell
+(``layout_svg.py``), shown in an HTML widget: hovering a cell shows its index, byte
+address, cache line and iteration; :func:`layout_figure` draws the same for scripts.
 
 The returned :class:`LayoutView` displays as the widget in a live kernel; its mime
 bundle also carries the SVG picture and a text line, so nbval and exported notebooks,
@@ -28,7 +29,8 @@ import ti_notebook as ti
 from ti_notebook.errors import TiValueError
 
 from .layout_data import LayoutData, layout_data
-from .layout_draw import draw, figure_png, figure_svg
+from .layout_draw import draw
+from .layout_svg import layout_svg
 
 FIRST_ITERATIONS = 16  # a 64-byte line of f32: whether the loop walks along memory shows
 
@@ -77,8 +79,8 @@ class LayoutView:
 
     Attributes a test or a notebook may drive: ``fields`` (ToggleButtons, or None for one
     field), ``slider`` and ``count`` (None without a loop), ``cell`` (IntText boxes) and
-    ``info`` (the picked cell), ``image`` (the PNG), ``data`` (the current field's
-    :class:`LayoutData`).
+    ``info`` (the picked cell), ``picture`` (an HTML widget holding the SVG), ``data``
+    (the current field's :class:`LayoutData`).
     """
 
     def __init__(self, fields, loop=None, window=None, corner=None) -> None:
@@ -107,16 +109,21 @@ class LayoutView:
             self.slider.observe(self._redraw, names="value")
         self.cell = [
             w.BoundedIntText(
-                value=c, min=0, max=n - 1, description="ijk"[a], layout={"width": "9em"}
+                value=c,
+                min=0,
+                max=n - 1,
+                description="ijk"[a],
+                style={"description_width": "1.2em"},
+                layout={"width": "8em"},
             )
             for a, (c, n) in enumerate(zip(data.corner, data.shape, strict=True))
         ]
         for box in self.cell:
             box.observe(self._pick, names="value")
         self.info = w.Label()
-        self.image = w.Image(format="png")
+        self.picture = w.HTML()
         controls = [c for c in (self.fields, self.slider, self.count) if c is not None]
-        self.widget = w.VBox([*controls, self.image, w.HBox([*self.cell, self.info])])
+        self.widget = w.VBox([*controls, self.picture, w.HBox([*self.cell, self.info])])
         self._redraw()
         self._pick()
 
@@ -154,7 +161,7 @@ class LayoutView:
             n = self.slider.value
             lines = self.data.lines_touched(n)
             self.count.value = f"{n} iterations touched {lines} cache line{'s' * (lines != 1)}"
-        self.image.value = figure_png(self.figure())
+        self.picture.value = self.svg()
 
     def _pick(self, _change=None) -> None:
         found = self.data.cell([box.value for box in self.cell])
@@ -167,8 +174,8 @@ class LayoutView:
         self.info.value = text
 
     def svg(self) -> str:
-        """The current picture as deterministic SVG text."""
-        return figure_svg(self.figure())
+        """The current picture as deterministic SVG text, a ``<rect>`` per cell."""
+        return layout_svg(self.data, self.iterations)
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         # the widget view for live kernels, the SVG for nbval and exported notebooks

@@ -20,7 +20,7 @@ import io
 import matplotlib
 from matplotlib.figure import Figure
 
-__all__ = ["html_table", "png_bytes", "svg_text"]
+__all__ = ["html_table", "inline_svg", "png_bytes", "svg_text"]
 
 # any fixed text does: matplotlib hashes it with each element to name its ids
 _HASH_SALT = "ti_notebook.widgets"
@@ -32,6 +32,17 @@ def svg_text(figure: Figure) -> str:
     with matplotlib.rc_context({"svg.hashsalt": _HASH_SALT}):
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
+
+
+def inline_svg(svg: str) -> str:
+    """SVG text as an HTML fragment (no XML declaration or DOCTYPE), for an
+    ``ipywidgets.HTML``: its elements stay in the page, so hover titles work and a
+    browser test can count them.
+
+    >>> inline_svg('<?xml version="1.0"?>\\n<!DOCTYPE svg>\\n<svg></svg>\\n')
+    '<svg></svg>'
+    """
+    return svg[svg.index("<svg") :].strip()
 
 
 def png_bytes(figure: Figure, dpi: int = 96) -> bytes:

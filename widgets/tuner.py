@@ -38,7 +38,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 import ti_notebook as ti
-from ti_notebook.widgets.render import png_bytes, svg_text
+from ti_notebook.widgets.render import inline_svg, svg_text
 from ti_notebook.widgets.tuner_plot import results_table, tune_figure
 from ti_notebook.widgets.tuning import OPTIONS, Measurement
 from ti_notebook.widgets.tuning import measure as measure_once
@@ -97,13 +97,13 @@ class Tuner:
         self.sweep_button = widgets.Button(description="sweep", icon="refresh")
         self.sweep_button.on_click(lambda _button: self.sweep())
         self.status = widgets.HTML()
-        self.image = widgets.Image(format="png")
+        self.picture = widgets.HTML()  # the plot as inline SVG
         self.table = widgets.HTML()
         self.widget = widgets.VBox(
             [
                 widgets.HBox([*self.controls.values(), self.sweep_button]),
                 self.status,
-                self.image,
+                self.picture,
                 self.table,
             ]
         )
@@ -190,7 +190,7 @@ class Tuner:
 
     def _redraw(self) -> None:
         self.status.value = self._status_text()
-        self.image.value = png_bytes(self.figure())
+        self.picture.value = inline_svg(svg_text(self.figure()))
         self.table.value = results_table(self.results)
 
     def __repr__(self) -> str:

@@ -88,9 +88,11 @@ def tune_figure(
         below = [(points[x].median_s - points[x].min_s) * 1e3 for x in xs]
         above = [(points[x].max_s - points[x].median_s) * 1e3 for x in xs]
         label = ", ".join(f"{n}={v}" for n, v in fixed.items()) or None
-        ax.errorbar(
+        bars = ax.errorbar(
             xs, medians, yerr=[below, above], marker="o", capsize=3, label=label, color=f"C{k}"
         )
+        # an id in the SVG: a browser test counts the markers under it (tests/browser)
+        bars.lines[0].set_gid(f"ti-tune-points-{k}")
     if results and results[-1].options.get(x_name) in x_values:
         last = results[-1]
         ax.plot(

@@ -8,6 +8,7 @@ buttons and cell boxes change what it shows; a large field is drawn as a window.
 
 import doctest
 import importlib
+import re
 
 import numpy as np
 import pytest
@@ -195,6 +196,27 @@ def test_svg_is_the_same_bytes_twice():
     assert third != first  # the picture does depend on what it shows
 
 
+@pytest.mark.parametrize(
+    "shape, window", [((20,), 20), ((5, 7), 35), ((3, 4, 5), 60), ((100, 200), 32 * 32)]
+)
+def test_the_live_svg_has_a_cell_element_per_drawn_cell(shape, window):
+    x = ti.field(ti.f32, shape=shape, name="x")
+    svg = layout(x, loop="ndrange").svg()
+    assert svg.count('class="ti-cell"') == window
+    assert svg == layout(x, loop="ndrange").svg()  # deterministic
+
+
+def test_the_svg_hover_texts_are_the_plans_addresses():
+    a, b = _aos()
+    data = layout_data(a, "struct-for", together=[a, b])
+    svg = layout(a, b, loop="struct-for").svg()
+    hovers = re.findall(r'class="ti-cell"[^>]*><title>([^<]*)</title>', svg)
+    assert len(hovers) == data.addresses.size
+    for (index, address), hover in zip(np.ndenumerate(data.addresses), hovers, strict=True):
+        assert hover.startswith(f"{data.name}{list(index)}: byte {address}, cache line ")
+    assert "iteration 0" in hovers[0]
+
+
 def test_the_mime_bundle_has_the_widget_the_svg_and_text():
     (x,) = _blocked()
     view = layout(x, loop="struct-for")
@@ -202,7 +224,8 @@ def test_the_mime_bundle_has_the_widget_the_svg_and_text():
     bundle = view._repr_mimebundle_()
     assert WIDGET_VIEW in bundle
     assert bundle[WIDGET_VIEW]["model_id"] == view.widget.model_id
-    assert bundle["image/svg+xml"].lstrip().startswith("<?xml")
+    assert bundle["image/svg+xml"].startswith("<svg") and bundle["image/svg+xml"] == view.svg()
+    assert view.picture.value == view.svg()  # the live view shows the same SVG
     assert "x: f32[16, 24]" in bundle["text/plain"]
 
 
@@ -210,13 +233,13 @@ def test_the_slider_changes_the_highlighted_cells_and_the_count():
     (x,) = _row_major()  # 5x7 f32, 28 bytes a row
     view = layout(x, loop="ndrange")
     view.slider.value = 5
-    picture = view.image.value
+    picture = view.picture.value
     assert view.highlighted() == 5
     assert view.count.value == "5 iterations touched 1 cache line"
     view.slider.value = 20
     assert view.highlighted() == 20
     assert view.count.value == "20 iterations touched 2 cache lines"
-    assert view.image.value != picture
+    assert view.picture.value != picture
     assert view.slider.max == 35
 
 
@@ -262,3 +285,15 @@ def test_docstring_examples(name):
     module = importlib.import_module("ti_notebook.widgets" + name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_huge_field_follows_the_loops_first_iterations_only():
+    from ti_notebook.widgets.layout_data import VISIT_LIMIT
+
+    big = ti.field(ti.f32, shape=(2048, 2048), name="big")
+    view = layout(big, loop="ndrange")
+    assert view.slider.max == len(view.data.visit) == VISIT_LIMIT
+    assert view.data.visit[-1].tolist() == [VISIT_LIMIT // 2048 - 1, 2047]
+    view.slider.value = VISIT_LIMIT
+    assert view.count.value == f"{VISIT_LIMIT} iterations touched {VISIT_LIMIT // 16} cache lines"
+    assert f"of the first {VISIT_LIMIT:,} the view follows" in view.svg()

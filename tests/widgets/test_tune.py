@@ -4,6 +4,7 @@ combination, the kernel's configuration comes back, and the static SVG is stable
 Timings are only checked to be ordered (min <= median <= max), never compared."""
 
 import dataclasses
+from xml.etree import ElementTree
 
 import ipywidgets
 import pytest
@@ -40,7 +41,23 @@ def test_each_value_runs_with_its_own_loop_config():
     assert dict(kernel.report.tasks[-1].loop_config) == {"block_dim": 64}
     for r in tuner.results:
         assert r.min_s <= r.median_s <= r.max_s and r.repeat == 2
-    assert "64" in tuner.table.value and tuner.image.value[:4] == b"\x89PNG"
+    assert "64" in tuner.table.value and tuner.picture.value.startswith("<svg")
+
+
+def _plotted_points(svg: str) -> int:
+    """The markers drawn under the plot's point lines (what the browser test counts)."""
+    root = ElementTree.fromstring(svg)
+    groups = [g for g in root.iter() if g.get("id", "").startswith("ti-tune-points")]
+    return sum(1 for g in groups for e in g.iter() if e.tag.endswith("}use"))
+
+
+def test_moving_a_slider_adds_a_point_to_the_live_plot():
+    tuner = tune(_kernel("points"), 1.0, block_dim=[16, 32, 64], repeat=1)
+    assert _plotted_points(tuner.picture.value) == 1
+    tuner.controls["block_dim"].value = 32
+    assert _plotted_points(tuner.picture.value) == 2
+    tuner.controls["block_dim"].value = 16  # measured again: still one point per value
+    assert _plotted_points(tuner.picture.value) == 2
 
 
 def test_results_are_frozen_records():

@@ -93,7 +93,21 @@ class FieldLayout:
     def addresses(self) -> np.ndarray:
         """Byte addresses of every element, shaped like the field (vectorised)."""
         grids = np.indices(self.shape, dtype=np.int64) if self.shape else np.zeros((0,))
-        total = np.full(self.shape, self.offset_in_cell, dtype=np.int64)
+        return self._addresses_of(grids, self.shape)
+
+    def addresses_at(self, indices) -> np.ndarray:
+        """Byte addresses of the elements at ``indices``, an ``(n, ndim)`` array: what
+        :meth:`addresses` gives for them, without computing the rest of the field.
+
+            >>> lv = LevelPlan("dense", (0,), (8,), (1,), 4, (4,), 0, 8, None, (8,))
+            >>> FieldLayout(0, "x", "f32", (8,), (lv,), 0, 4).addresses_at([[2], [7]]).tolist()
+            [8, 28]
+        """
+        grids = np.asarray(indices, dtype=np.int64).reshape(-1, len(self.shape)).T
+        return self._addresses_of(grids, grids.shape[1:])
+
+    def _addresses_of(self, grids, shape) -> np.ndarray:
+        total = np.full(shape, self.offset_in_cell, dtype=np.int64)
         for level in self.levels:
             total += level.offset
             for a, extent, below, stride in zip(
@@ -152,7 +166,7 @@ class FieldLayout:
                 below[a] *= e
         return below
 
-    def visit_order(self, active=None) -> np.ndarray:
+    def visit_order(self, active=None, limit: int | None = None) -> np.ndarray:
         """Field indices of the cells a struct-for over this field visits, in order.
 
         See ``plan/visit.py``; ``active`` (field-shaped bools) drops the skipped cells.
@@ -163,7 +177,7 @@ class FieldLayout:
         """
         from ti_notebook.plan.visit import visit_order
 
-        return visit_order(self, active)
+        return visit_order(self, active, limit)
 
     def __str__(self) -> str:
         return self.describe()

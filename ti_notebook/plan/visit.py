@@ -107,14 +107,15 @@ def cell_indices(layout, flat) -> np.ndarray:
     return indices
 
 
-def visit_order(layout, active=None) -> np.ndarray:
+def visit_order(layout, active=None, limit: int | None = None) -> np.ndarray:
     """Field indices of the cells a struct-for over ``layout`` visits, in visit order.
 
     Returns an ``(n, ndim)`` int array. Without ``active``, every cell in the order of
     the loop's flat counter (memory order). With ``active``, a field-shaped bool array
     (``lang.sparse.active_elements``: every sparse cell on the path active), only the
     cells the loop does not skip. A serialised loop visits them in exactly this order; a
-    parallel one splits the counter into chunks.
+    parallel one splits the counter into chunks. ``limit`` keeps the first ``limit``
+    visits only (without ``active``, only those are computed: a view of a huge field).
 
         >>> from ti_notebook.plan.layout import FieldLayout, LevelPlan
         >>> lv = LevelPlan("dense", (0, 1), (2, 3), (1, 1), 4, (12, 4), 0, 6, None, (2, 3))
@@ -123,14 +124,17 @@ def visit_order(layout, active=None) -> np.ndarray:
         [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
         >>> visit_order(layout, active=[[False, True, False], [True, False, False]]).tolist()
         [[0, 1], [1, 0]]
+        >>> visit_order(layout, limit=4).tolist()
+        [[0, 0], [0, 1], [0, 2], [1, 0]]
     """
     ndim = len(layout.shape)
     total = math.prod(layout.shape)
+    wanted = total if limit is None or active is not None else min(total, limit)
     if not layout.levels:
-        order = np.zeros((total, ndim), dtype=np.int64)
+        order = np.zeros((wanted, ndim), dtype=np.int64)
     else:
         rows = struct_rows(layout)
-        starts = np.arange(0, total, rows.width, dtype=np.int64)
+        starts = np.arange(0, wanted, rows.width, dtype=np.int64)
         corners = cell_indices(layout, starts)  # each row's first cell
         order = np.repeat(corners, rows.width, axis=0)
         k = np.tile(np.arange(rows.width, dtype=np.int64), starts.size)
@@ -145,4 +149,4 @@ def visit_order(layout, active=None) -> np.ndarray:
             order[:, rows.inner_axis] += k
     if active is not None:
         order = order[np.asarray(active, dtype=bool)[tuple(order.T)]]
-    return order
+    return order if limit is None else order[:limit]

@@ -1,0 +1,129 @@
+"""The widgets in a real JupyterLab: a notebook is opened in headless Chromium, all cells
+run, and the page itself is checked: the layout widget's SVG has a cell element per
+field element, moving the tuner's slider adds a point to its plot, and no cell shows an
+error. Nothing is timed (DESIGN.md section 8)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+RUN_S = 180  # kernel start, ti_notebook's import and first compiles on a 2-core machine
+CELLS = [
+    "import ti_notebook as ti\nfrom ti_notebook import widgets\n\nti.init(arch=ti.cpu)",
+    "x = ti.field(ti.f32, shape=(8, 12), name='x')\nwidgets.layout(x, loop='ndrange')",
+    "y = ti.field(ti.f32, shape=4096)\n\n\n"
+    "@ti.kernel\ndef scale(k: ti.f32):\n    for i in y:\n        y[i] = y[i] * k + 1.0\n\n\n"
+    "tuner = widgets.tune(scale, 2.0, block_dim=[16, 64, 256], repeat=3)\ntuner",
+]
+CELL_COUNT_JS = "document.querySelectorAll('svg.ti-layout rect.ti-cell').length"
+POINTS_JS = "document.querySelectorAll('g[id^=\"ti-tune-points\"] use').length"
+
+
+def _notebook(sources: list[str]) -> str:
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None}
+        for s in sources
+    ]
+    kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return json.dumps(
+        {"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4, "nbformat_minor": 5}
+    )
+
+
+def _menu(page, menu: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
+
+
+def _run_cells(page) -> None:
+    """Runs every cell in order, each once its predecessor is done: click, Shift+Enter,
+    wait for its execution count. (Run All Cells from the menu now and then ran only
+    the first cell while the page was still settling its new kernel session.)"""
+    cells = page.locator(".jp-CodeCell")
+    for k in range(cells.count()):
+        cell = cells.nth(k)
+        prompt = cell.locator(".jp-InputPrompt")
+        for _attempt in range(3):
+            cell.locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Shift+Enter")
+            try:
+                page.wait_for_function(
+                    "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)",
+                    arg=prompt.element_handle(),
+                    timeout=15_000,
+                )
+                break
+            except Exception:  # playwright's TimeoutError: the keypress was lost
+                continue
+        page.wait_for_function(
+            "p => /\\[\\d+\\]/.test(p.textContent)",
+            arg=prompt.element_handle(),
+            timeout=RUN_S * 1000,
+        )
+
+
+def _wait_idle(page) -> None:
+    """Until no cell is queued or running (their prompts say [*])."""
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-CodeCell').length > 0 && "
+        "[...document.querySelectorAll('.jp-InputPrompt')].every("
+        "p => !p.textContent.includes('*'))",
+        timeout=RUN_S * 1000,
+    )
+
+
+def test_layout_and_tuner_widgets_work_in_jupyterlab(lab_server, browser, screenshot_dir):
+    base, token, root = lab_server
+    (root / "widgets.ipynb").write_text(_notebook(CELLS))
+    page = browser.new_page(viewport={"width": 1280, "height": 1100})
+    try:
+        _drive(page, base, token, screenshot_dir)
+    except Exception:
+        page.screenshot(path=str(screenshot_dir / "lab-widgets-failed.png"))
+        print("the page at the failure:", screenshot_dir / "lab-widgets-failed.png")
+        raise
+    finally:
+        page.close()
+
+
+def _drive(page, base: str, token: str, screenshot_dir) -> None:
+    page.goto(f"{base}/lab/tree/widgets.ipynb?token={token}&reset")
+    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=RUN_S * 1000)
+    # the kernel must be up before Run All, or the run waits on the kernel picker
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('span')].some("
+        "s => s.textContent.includes('Kernel status: Idle'))",
+        timeout=RUN_S * 1000,
+    )
+    _menu(page, "Edit", "Clear Outputs of All Cells")
+    _run_cells(page)
+    page.wait_for_function(f"() => {CELL_COUNT_JS} > 0", timeout=RUN_S * 1000)
+    page.wait_for_function(f"() => {POINTS_JS} > 0", timeout=RUN_S * 1000)
+    _wait_idle(page)
+    assert page.evaluate(CELL_COUNT_JS) == 8 * 12
+    hover = page.locator("svg.ti-layout rect.ti-cell title").nth(13).text_content()
+    assert hover.startswith("x[1, 1]: byte 52, cache line 0")
+    assert page.evaluate(POINTS_JS) == 1
+
+    slider = page.locator(".widget-slider", has_text="block_dim").locator(".noUi-handle")
+    slider.focus()
+    page.keyboard.press("ArrowRight")  # block_dim 16 -> 64: one more measurement
+    page.wait_for_function(f"() => {POINTS_JS} == 2", timeout=RUN_S * 1000)
+    assert "64" in page.locator(".widget-html", has_text="median").last.text_content()
+
+    errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+    assert errors.count() == 0, errors.all_text_contents()
+    _screenshot(page, screenshot_dir / "lab-widgets.png")
+
+
+def _screenshot(page, path) -> None:
+    """The notebook panel alone, from the layout cell down (the README's picture)."""
+    page.keyboard.press("Control+b")  # hide the file browser
+    page.set_viewport_size({"width": 1100, "height": 1500})
+    page.locator(".jp-CodeCell").nth(1).scroll_into_view_if_needed()
+    page.evaluate("document.querySelectorAll('.jp-CodeCell')[1].scrollIntoView({block: 'start'})")
+    page.locator(".jp-NotebookPanel").first.screenshot(path=str(path))

@@ -1,0 +1,53 @@
+"""The PTX of a compiled kernel, for the analyses that read PTX (ptxas resources).
+
+A kernel compiled by the CUDA backend keeps its PTX as the ``"ptx"`` stage of
+``kernel.stages()`` (DESIGN.md section 3); :func:`ptx_of` returns it. Until that backend
+is merged, a kernel has no such stage and :func:`ptx_of` says so. The kernel is read
+through ``stages()`` only, so this module imports nothing of the compiler.
+
+    >>> class Compiled:  # anything with stages(), as ti.Kernel has
+    ...     def stages(self, *args):
+    ...         return {"ptx": ".version 7.8\\n.target sm_90\\n"}
+    >>> ptx_of(Compiled()).splitlines()[1]
+    '.target sm_90'
+"""
+
+from __future__ import annotations
+
+from ti_notebook.errors import TiNotImplementedError, TiTypeError
+
+__all__ = ["ptx_of"]
+
+
+def ptx_of(kernel, *args) -> str:
+    """The PTX text of ``kernel`` (``args`` select the specialisation, as for
+    ``kernel.stages(*args)``).
+
+    Raises :class:`~ti_notebook.errors.TiNotImplementedError` when the kernel has no PTX
+    stage (the CUDA backend is not merged yet), and
+    :class:`~ti_notebook.errors.TiTypeError` when ``kernel`` is not a kernel.
+
+        >>> class CpuOnly:
+        ...     name = "saxpy"
+        ...     def stages(self, *args):
+        ...         return {"asm": "..."}
+        >>> try:
+        ...     ptx_of(CpuOnly())
+        ... except NotImplementedError as error:
+        ...     print(type(error).__name__, error.message)
+        TiNotImplementedError kernel 'saxpy' has no PTX: the CUDA backend is not merged yet
+    """
+    stages = getattr(kernel, "stages", None)
+    if not callable(stages):
+        raise TiTypeError(
+            f"expected a @ti.kernel, PTX text or resources, not {type(kernel).__name__}",
+            hint="pass a kernel, a PTX string, or registers=..., shared_bytes=...",
+        )
+    texts = stages(*args)
+    if "ptx" in texts and texts["ptx"]:
+        return texts["ptx"]
+    name = getattr(kernel, "name", type(kernel).__name__)
+    raise TiNotImplementedError(
+        f"kernel '{name}' has no PTX: the CUDA backend is not merged yet",
+        hint="pass the kernel's resources instead (registers=32, shared_bytes=0) or PTX text",
+    )
