@@ -40,7 +40,7 @@ class SimKernel(CompiledKernel):
     """A kernel compiled for CUDA whose tasks run on the SIMT emulator."""
 
     def __init__(
-        self, name: str, layout: ArgLayout, return_type, artifact, module: SimtModule
+        self, name: str, layout: ArgLayout, return_type, artifact, module: SimtModule | None
     ) -> None:
         # prints go through vprintf: the emulator writes them when a launch ends
         super().__init__(

@@ -59,5 +59,6 @@ class CudaSimBackend(CudaBackend):
     def launchable(
         self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
     ) -> SimKernel:
-        module = SimtModule(artifact.code.decode())
+        # a kernel with no task (an empty body) has no CUDA kernel to load
+        module = SimtModule(artifact.code.decode()) if artifact.launches else None
         return SimKernel(name, layout, return_type, artifact, module)
