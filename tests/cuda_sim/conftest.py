@@ -1,0 +1,44 @@
+"""The ``cuda_sim`` tier, which is also the ``cuda`` tier: the CUDA backend's code run on
+the SIMT emulator (or on a real device), compared with the CPU backend and NumPy.
+
+Every test takes the ``gpu`` fixture, parametrised over the GPU-like archs:
+
+- ``cuda_sim`` (marker ``cuda_sim``): ``ti.init(arch=ti.cuda, cuda_sim=True)``, always;
+- ``cuda`` (marker ``cuda``): ``ti.init(arch=ti.cuda)`` on a device, skipped with the
+  driver's own reason where that would fall back to the CPU.
+
+So ``pytest -m cuda_sim tests/cuda_sim`` runs the emulator's tier, ``-m cuda`` the same
+test bodies on a GPU. A test builds its fields and kernels in a function and runs it on
+each arch with ``gpu.against_cpu(build)``; every session is a fresh ``ti.init``.
+``TI_ARCH``/``TI_CUDA_SIM`` are ignored here (each test picks its archs itself), so
+``make test-sim``'s environment does not turn the CPU reference into the emulator.
+
+The emulator runs one OS thread per CUDA thread: fields stay small, grids short.
+"""
+
+from __future__ import annotations
+
+import pytest
+from sim_compare import GPU_ARCHS, GpuArch
+
+from ti_notebook.runtime import devices
+
+
+@pytest.fixture(params=GPU_ARCHS)
+def gpu(request, monkeypatch) -> GpuArch:
+    """The GPU-like arch under test (see the module's docstring)."""
+    monkeypatch.delenv("TI_ARCH", raising=False)
+    monkeypatch.delenv("TI_CUDA_SIM", raising=False)
+    if request.param == "cuda":
+        reason = devices.cuda_unavailable_reason()
+        if reason is not None:
+            pytest.skip(reason)
+    return GpuArch(request.param)
+
+
+@pytest.fixture
+def sim(monkeypatch) -> GpuArch:
+    """The emulator alone, for tests of what only it can show (barriers removed)."""
+    monkeypatch.delenv("TI_ARCH", raising=False)
+    monkeypatch.delenv("TI_CUDA_SIM", raising=False)
+    return GpuArch("cuda_sim")
