@@ -74,3 +74,11 @@ def assert_same(expected, actual, rtol: float = 0.0, atol: float = 0.0, path: st
 
 def _is_number_sequence(value) -> bool:
     return all(isinstance(v, (int, float, bool, np.generic)) for v in value)
+
+
+def task_launches(kernel) -> list[dict] | None:
+    """The launch table of ``kernel``'s CUDA code without its snapshot copies (the
+    kernels copying a sparse loop's activity bits first), or None off CUDA."""
+    if ti.current_arch() != "cuda":
+        return None
+    return [dict(x) for x in kernel.stages()["report"].launches if x["kind"] != "snapshot"]
