@@ -38,7 +38,7 @@ def test_uniform_draws_are_the_cpus(gpu, dtype_name):
     first, second = actual
     assert (first != second).mean() > 0.9
     if dtype_name.startswith("f"):
-        assert 0.0 <= first.min() and first.max() < 1.0
+        assert first.min() >= 0.0 and first.max() < 1.0
         assert abs(first.mean() - 0.5) < 5 * 0.2887 / math.sqrt(N)
 
 
@@ -127,5 +127,5 @@ def test_block_local_loops_draw_distinct_numbers(gpu):
 
     values = gpu.run(build, random_seed=5)
     assert len(np.unique(values)) == values.size  # no two cells drew the same number
-    assert 0.0 <= values.min() and values.max() < 1.0
+    assert values.min() >= 0.0 and values.max() < 1.0
     assert abs(values.mean() - 0.5) < 5 * 0.2887 / 64
