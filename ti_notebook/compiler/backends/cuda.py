@@ -36,6 +36,7 @@ from ti_notebook.codegen.nvptx import NvptxModuleGenerator
 from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.compiler.backends.base import Artifact, Backend
 from ti_notebook.compiler.backends.cpu import context_arg_layout
+from ti_notebook.cuda_analysis.kernel_report import gpu_resources
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir.capabilities import INTEGER_ATOMICS, Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
@@ -81,7 +82,7 @@ class CudaBackend(Backend):
     """NVIDIA GPUs through NVPTX (``ti.cuda``), for one compute capability."""
 
     arch = "cuda"
-    stage_names = ("ptx",)
+    stage_names = ("ptx", "resources")
     passes = pipeline.KERNEL_PER_TASK_PASSES
 
     def __init__(self, device: CudaDevice | None = None, compute_capability: str = "sm_90"):
@@ -150,7 +151,9 @@ class CudaBackend(Backend):
     ) -> PtxKernel:
         return PtxKernel(name, layout, return_type, artifact)
 
-    def target_stage(self, stage: str, optimized_text: str) -> str:
+    def target_stage(self, stage: str, optimized_text: str, stages=None):
+        if stage == "resources":  # ptxas -v and occupancy (None without ptxas)
+            return gpu_resources(stages["ptx"], stages["report"].launches)
         if stage != "ptx":
             raise KeyError(stage)
         key = hashlib.sha256(optimized_text.encode()).hexdigest()
