@@ -314,7 +314,7 @@ def _select_arch(arch: str | None) -> None:
         if not ti.is_initialized():
             ti.init(arch=arch)
         elif arch is not None:
-            wanted = ti.resolve_arch(arch)  # cuda -> cpu while it has no backend, warned
+            wanted = ti.resolve_arch(arch)  # cuda -> cpu without a device (warned once)
             if wanted != ti.current_arch():
                 ti.init(arch=wanted, **ti.init_options())
                 print(
@@ -323,3 +323,10 @@ def _select_arch(arch: str | None) -> None:
                 )
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
+    if arch == "cuda" and ti.current_arch() != "cuda" and not caught:
+        # ti.init warns once per process; a cell asking for CUDA hears it every time
+        print(
+            "warning: --arch cuda: no CUDA device here, the cell runs on the CPU "
+            "(ti.init(arch=ti.cuda, cuda_sim=True) runs CUDA code on the SIMT emulator)",
+            file=sys.stderr,
+        )

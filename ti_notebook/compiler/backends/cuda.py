@@ -16,7 +16,7 @@ any session, ``kernel.stages(*args, arch="cuda")`` compiles it with this backend
 
     >>> backend = CudaBackend(compute_capability="sm_80")
     >>> backend.arch, backend.stage_names, backend.cache_subdir
-    ('cuda', ('ptx',), 'cuda-sm_80')
+    ('cuda', ('ptx', 'resources'), 'cuda-sm_80')
     >>> caps = backend.capabilities
     >>> caps.warp_size, caps.shared_memory_per_block, caps.threads, caps.non_temporal_stores
     (32, 49152, 221184, False)
