@@ -38,6 +38,7 @@ from ti_notebook.codegen.nvptx_bls import SHARED, BlockLocalStorage, SharedMemor
 from ti_notebook.codegen.nvptx_math import NvptxMath
 from ti_notebook.codegen.nvptx_print import DevicePrint
 from ti_notebook.codegen.nvptx_reduce import WarpReduction, is_reduction_atomic
+from ti_notebook.codegen.nvptx_sparse import ListedBlocks
 from ti_notebook.errors import TiInternalError
 from ti_notebook.ir import nodes as ir
 
@@ -108,7 +109,7 @@ class WrittenMemory:
 
 
 class NvptxFunctionEmitter(
-    BlockLocalStorage, WarpReduction, DevicePrint, NvptxMath, FunctionEmitter
+    ListedBlocks, BlockLocalStorage, WarpReduction, DevicePrint, NvptxMath, FunctionEmitter
 ):
     """Emits ``task`` into the kernel ``fn`` (whose one argument is ctx)."""
 
@@ -123,6 +124,7 @@ class NvptxFunctionEmitter(
         limit = module_gen.device.shared_memory_per_block
         self.shared = SharedMemoryPlan.of_task(task, limit)
         self.shared_arrays: list[ll.GlobalVariable] = []
+        self.block_list = None  # a sparse struct-for's list of active blocks (nvptx_sparse.py)
 
     def stmt(self, stmt: ir.Stmt) -> None:
         self.current = stmt
@@ -143,7 +145,10 @@ class NvptxFunctionEmitter(
             self.block(task.body)
         else:
             self.block(task.prologue)
-            self.grid_stride_loop(task)
+            if self.block_list is not None:
+                self.listed_blocks_loop(self.block_list)
+            else:
+                self.grid_stride_loop(task)
             self.end_random_loop()
             self.block(task.epilogue)
         self.finish()
