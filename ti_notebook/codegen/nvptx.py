@@ -106,7 +106,9 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
         self.reflect_flags()
         return device_scoped(str(self.module))
 
-    def task_emitter(self, name: str, task: ir.OffloadedStmt, block_dim: int, snapshot):
+    def task_emitter(
+        self, name: str, task: ir.OffloadedStmt, block_dim: int, snapshot: ll.Value | None
+    ) -> NvptxFunctionEmitter:
         """An emitter for kernel ``name`` of ``task``, reading activity bits from the
         ``snapshot`` copy when there is one."""
         fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), name)

@@ -39,7 +39,7 @@ from ti_notebook.codegen.nvptx_math import NvptxMath
 from ti_notebook.codegen.nvptx_print import DevicePrint
 from ti_notebook.codegen.nvptx_reduce import WarpReduction, is_reduction_atomic
 from ti_notebook.codegen.nvptx_sparse import ListedBlocks
-from ti_notebook.errors import TiInternalError
+from ti_notebook.errors import SourcePos, TiInternalError
 from ti_notebook.ir import nodes as ir
 
 GLOBAL = ll.PointerType(addrspace=1)
@@ -130,7 +130,8 @@ class NvptxFunctionEmitter(
         self.current = stmt
         super().stmt(stmt)
 
-    def current_pos(self):
+    def current_pos(self) -> SourcePos | None:
+        """Where the statement being emitted came from (for compile errors)."""
         return self.current.pos if self.current is not None else None
 
     def sreg(self, name: str) -> ll.Value:
