@@ -241,4 +241,6 @@ def _entry(name, kind, memory, ptr, address: Lanes, lanes: int, stmt) -> dict:
         )
     else:
         entry["degree"] = shared_access(values, element_bytes=element).degree
+        # moving every lane by one amount keeps which lanes share a bank
+        entry["assumed"] = address.assumed
     return entry
