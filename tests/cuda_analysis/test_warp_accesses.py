@@ -17,8 +17,8 @@ def _accesses(kernel, *args, memory="global"):
     return [a for a in task.warp_accesses if a.memory == memory]
 
 
-def _one(kernel, field, access="load", **kw):
-    (found,) = [a for a in _accesses(kernel, **kw) if a.field == field and a.access == access]
+def _one(kernel, field, access="load", args=()):
+    (found,) = [a for a in _accesses(kernel, *args) if a.field == field and a.access == access]
     return found
 
 
@@ -249,3 +249,15 @@ def test_the_resources_stage_lists_the_warp_accesses():
     text = str(scale.stages(arch="cuda")["resources"])
     assert "warp accesses:" in text
     assert "load v[0]: 4 B per lane, lane stride 12 B, 12 sectors per warp" in text
+
+
+def test_ndarray_rows_read_along_the_last_axis_are_coalesced():
+    @ti.kernel
+    def rows(a: ti.types.ndarray(dtype=ti.f32, ndim=2), b: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i, j in a:
+            a[i, j] = b[j]
+
+    a, b = ti.ndarray(ti.f32, (N, N)), ti.ndarray(ti.f32, N)
+    store, load = _one(rows, "arg 0", "store", (a, b)), _one(rows, "arg 1", args=(a, b))
+    assert (store.lane_stride, store.sectors, store.assumed) == (4, 4, True)  # run-time shape
+    assert (load.lane_stride, load.sectors) == (4, 4)

@@ -140,6 +140,8 @@ class LaneEvaluator:
             return Lanes.uniform(0, n)  # addresses are relative to their base
         if isinstance(s, ir.PtrOffsetStmt):
             return self.combine("add", self.value(s.base), self.value(s.byte_offset))
+        if isinstance(s, ir.ExternalPtrStmt):
+            return self._ndarray_element(s)
         if isinstance(s, ir.BinaryOpStmt):
             return self.combine(s.op, self.value(s.lhs), self.value(s.rhs))
         if isinstance(s, ir.UnaryOpStmt):
@@ -165,6 +167,20 @@ class LaneEvaluator:
         start = self.value(first) if first is not None else None
         value = start.values[0] if start is not None and start.is_uniform else 0
         return Lanes.uniform(value, self.lanes, shifted=True)
+
+    def _ndarray_element(self, s: ir.ExternalPtrStmt) -> Lanes:
+        """Byte offset of ``arr[indices]``: row-major over the argument's run-time shape
+        (``codegen/function.py``), so lane-uniform unknown extents."""
+        linear = None
+        for index in s.indices:
+            value = self.value(index)
+            if linear is not None:
+                extent = Lanes.uniform(0, self.lanes, shifted=True)
+                value = self.combine("add", self.combine("mul", linear, extent), value)
+            linear = value
+        if linear is None:
+            return Lanes.uniform(0, self.lanes)
+        return self.combine("mul", linear, Lanes.uniform(s.dtype.size, self.lanes))
 
     def _local(self, alloca) -> Lanes:
         values = [self.value(v) for v in self.stores.get(alloca.id, [])]
@@ -231,7 +247,10 @@ class LaneEvaluator:
             return a
         if a.shifted:
             return a if a.is_uniform or not s.operand.dtype.is_float else Lanes.irregular()
-        return Lanes(tuple(int(v) for v in a.values), False, a.assumed)
+        try:
+            return Lanes(tuple(int(v) for v in a.values), False, a.assumed)
+        except (OverflowError, ValueError):  # inf or nan made an integer
+            return Lanes.irregular()
 
     def _select(self, s: ir.SelectStmt) -> Lanes:
         cond, yes, no = (self.value(v) for v in (s.cond, s.true_value, s.false_value))
