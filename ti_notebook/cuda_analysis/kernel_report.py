@@ -1,6 +1,9 @@
 """A compiled kernel's GPU resources: what ``ptxas -v`` says of each of its CUDA kernels
 and the theoretical occupancy that follows, for every candidate block_dim.
 
+With the kernel's warp accesses (``passes/warp_accesses.py``: sectors per global
+access, bank conflicts per shared one), each kernel's lines list them too.
+
 This is the CUDA part of a kernel's report (DESIGN.md section 3), made on demand as the
 ``resources`` stage (``kernel.stages(arch="cuda")["resources"]``): ptxas takes some 30 ms
 a run, which most compiles do not need. The occupancy is computed for the PTX's own
@@ -42,6 +45,8 @@ class KernelGpuResources:
     dynamic_shared_bytes: int
     resources: KernelResources
     occupancy: dict[str, dict[int, Occupancy]]
+    # what one warp's memory accesses cost, one printable entry each (the report's)
+    accesses: tuple = ()
 
     def line(self) -> str:
         r = self.resources
@@ -77,12 +82,18 @@ class GpuResources:
             for arch, table in k.occupancy.items():
                 row = "  ".join(f"{b}: {o.occupancy:.0%} ({o.limiting})" for b, o in table.items())
                 lines.append(f"    {arch}  {row}")
+            if k.accesses:
+                lines.append("    warp accesses:")
+                lines.extend(f"      {access}" for access in k.accesses)
         return "\n".join(lines)
 
 
-def gpu_resources(ptx: str, launches, archs=ARCHS, block_dims=BLOCK_DIMS) -> GpuResources | None:
+def gpu_resources(
+    ptx: str, launches, archs=ARCHS, block_dims=BLOCK_DIMS, warp_accesses=None
+) -> GpuResources | None:
     """The resources of the kernels ``launches`` names (``codegen/nvptx.py``'s launch
-    table), from ``ptx``; None when no ptxas can be found."""
+    table), from ``ptx``; None when no ptxas can be found. ``warp_accesses``: kernel
+    name -> its accesses (anything printable), listed under the kernel."""
     if find_ptxas() is None:
         return None
     arch = ptx_target(ptx) or "sm_90"
@@ -109,7 +120,13 @@ def gpu_resources(ptx: str, launches, archs=ARCHS, block_dims=BLOCK_DIMS) -> Gpu
         }
         kernels.append(
             KernelGpuResources(
-                task, launch["kernel"], int(launch["block_dim"]), dynamic, resources, table
+                task,
+                launch["kernel"],
+                int(launch["block_dim"]),
+                dynamic,
+                resources,
+                table,
+                tuple((warp_accesses or {}).get(launch["kernel"], ())),
             )
         )
     return GpuResources(arch, tuple(kernels))

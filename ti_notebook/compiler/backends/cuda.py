@@ -153,7 +153,10 @@ class CudaBackend(Backend):
 
     def target_stage(self, stage: str, optimized_text: str, stages=None):
         if stage == "resources":  # ptxas -v and occupancy (None without ptxas)
-            return gpu_resources(stages["ptx"], stages["report"].launches)
+            report = stages["report"]
+            return gpu_resources(
+                stages["ptx"], report.launches, warp_accesses=_accesses_by_kernel(report)
+            )
         if stage != "ptx":
             raise KeyError(stage)
         key = hashlib.sha256(optimized_text.encode()).hexdigest()
@@ -167,6 +170,15 @@ class CudaBackend(Backend):
         self._ptx[hashlib.sha256(optimized.encode()).hexdigest()] = ptx
         while len(self._ptx) > _KEPT_PTX:
             self._ptx.popitem(last=False)
+
+
+def _accesses_by_kernel(report) -> dict:
+    """Kernel name -> the warp accesses of its task (a snapshot kernel has none)."""
+    own = [launch for launch in report.launches if launch["kind"] != "snapshot"]
+    return {
+        launch["kernel"]: task.warp_accesses
+        for launch, task in zip(own, report.tasks, strict=False)
+    }
 
 
 @functools.cache
