@@ -42,8 +42,4 @@ def cuda_unavailable_reason() -> str | None:
             return "no CUDA device (the driver reports none)"
     except Exception as exc:  # no driver library: cuda-python raises, with the reason
         return f"no CUDA device ({exc})"
-    try:
-        from ti_notebook.compiler.backends import cuda_device  # noqa: F401
-    except ImportError:
-        return "a CUDA device is present, but this ti_notebook cannot launch on one yet"
     return None
