@@ -76,9 +76,14 @@ def _is_number_sequence(value) -> bool:
     return all(isinstance(v, (int, float, bool, np.generic)) for v in value)
 
 
+HELPER_KINDS = ("snapshot", "list_clear", "list")
+
+
 def task_launches(kernel) -> list[dict] | None:
-    """The launch table of ``kernel``'s CUDA code without its snapshot copies (the
-    kernels copying a sparse loop's activity bits first), or None off CUDA."""
+    """The launch table of ``kernel``'s CUDA code without the helper kernels of sparse
+    loops (copying activity bits, building the list of active blocks), or None off
+    CUDA."""
     if ti.current_arch() != "cuda":
         return None
-    return [dict(x) for x in kernel.stages()["report"].launches if x["kind"] != "snapshot"]
+    launches = kernel.stages()["report"].launches
+    return [dict(x) for x in launches if x["kind"] not in HELPER_KINDS]

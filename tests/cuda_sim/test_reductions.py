@@ -179,3 +179,13 @@ def test_reduction_with_a_bounds_check_keeps_one_atomic_per_thread(gpu):
     (expected, _), (actual, launches) = gpu.against_cpu(build, debug=True)
     assert actual == expected == data.sum()
     assert launches[0]["checks_errors"] and not launches[0]["warp_reduction"]
+
+
+@pytest.mark.parametrize("op", sorted(REDUCE))
+def test_half_precision_reductions(gpu, op):
+    """f16 values move through the shuffles widened to 32 bits; the NVPTX O3 pipeline
+    once aborted the process on this min/max loop (its loop vectorizer's assertion)."""
+    data = np.random.default_rng(6).integers(-8, 9, size=1000).astype(np.float16)
+    (expected, _), (actual, launches) = gpu.against_cpu(_reduction(op, ti.f16, data))
+    assert actual == expected == REDUCE[op](data.astype(np.float64))
+    assert launches[0]["warp_reduction"]
