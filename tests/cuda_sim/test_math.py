@@ -136,11 +136,13 @@ VARIANTS = {
     "f32_fast": (ti.f32, np.float32, True),
     "f32_precise": (ti.f32, np.float32, False),
     "f64": (ti.f64, np.float64, True),
+    "f16": (ti.f16, np.float16, True),  # computed in f32 on both backends
 }
 TOLERANCE = {  # (rtol, atol) against NumPy in float64
     "f32_fast": (4e-6, 2e-6),
     "f32_precise": (1e-6, 1e-7),
     "f64": (1e-14, 1e-15),
+    "f16": (1e-3, 1e-3),
 }
 
 
