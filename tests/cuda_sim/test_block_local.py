@@ -221,3 +221,66 @@ def test_one_dimensional_blocks(gpu):
     window = np.convolve(data, np.ones(5) / 5, mode="same")
     window[:2] = window[-2:] = 0
     assert_same(window, actual, rtol=1e-12)
+
+
+def test_buffers_past_48_kb_live_in_dynamic_shared_memory(gpu):
+    n = 160  # 2x2 blocks of 80x80 f64: a buffer of 84x84 doubles, 56,448 bytes
+
+    def build():
+        a, b = ti.field(ti.f64), ti.field(ti.f64)
+        ti.root.pointer(ti.ij, 2).dense(ti.ij, 80).place(a)
+        ti.root.pointer(ti.ij, 2).dense(ti.ij, 80).place(b)
+
+        @ti.kernel
+        def load():
+            for i, j in ti.ndrange(n, n):
+                a[i, j] = i * 1000 + j
+                b[i, j] = 0
+
+        @ti.kernel
+        def cross():
+            ti.block_local(a)
+            for i, j in b:
+                if 2 <= i < n - 2 and 2 <= j < n - 2:
+                    b[i, j] = a[i - 2, j] + a[i + 2, j] + a[i, j - 2] + a[i, j + 2]
+
+        load()
+        cross()
+        return b.to_numpy(), task_launches(cross)
+
+    (b_cpu, _), (b_gpu, launches) = gpu.against_cpu(build)
+    assert_same(b_cpu, b_gpu)
+    i, j = np.indices((n, n)).astype(np.float64)
+    expect = np.where((i >= 2) & (i < n - 2) & (j >= 2) & (j < n - 2), 4 * (i * 1000 + j), 0)
+    assert_same(expect, b_gpu)
+    assert launches[0]["shared_bytes"] == 84 * 84 * 8
+
+
+def test_three_dimensional_blocks(gpu):
+    def build():
+        a, b = ti.field(ti.f32), ti.field(ti.f32)
+        ti.root.pointer(ti.ijk, 2).dense(ti.ijk, 4).place(a, b)
+
+        @ti.kernel
+        def load():
+            for i, j, k in ti.ndrange(8, 8, 8):
+                a[i, j, k] = i * 100 + j * 10 + k
+
+        @ti.kernel
+        def stencil():
+            ti.block_local(a)
+            for i, j, k in b:
+                if 0 < i < 7 and 0 < j < 7 and 0 < k < 7:
+                    b[i, j, k] = a[i - 1, j, k] + a[i, j + 1, k] + a[i, j, k - 1]
+
+        load()
+        stencil()
+        return b.to_numpy(), stencil.stages()["report"]["block_local"]
+
+    (b_cpu, _), (b_gpu, report) = gpu.against_cpu(build)
+    assert_same(b_cpu, b_gpu)
+    assert report[0]["buffer_shape"] == (5, 5, 5)
+    i, j, k = np.indices((8, 8, 8))
+    inside = (i > 0) & (i < 7) & (j > 0) & (j < 7) & (k > 0) & (k < 7)
+    value = 300 * i + 30 * j + 3 * k - 100 + 10 - 1
+    assert_same(np.where(inside, value, 0).astype(np.float32), b_gpu)

@@ -301,3 +301,49 @@ def test_range_for_bound_read_from_a_field(gpu):
     expected, actual = gpu.against_cpu(build)
     assert_same(expected, actual, rtol=1e-6)
     assert (actual[200:] == 0).all() and actual[199] == pytest.approx(np.sqrt(199), rel=1e-6)
+
+
+def test_pointer_over_bitmasked_cells(gpu):
+    def build():
+        x = ti.field(ti.i32)
+        ti.root.pointer(ti.i, 8).bitmasked(ti.i, 8).place(x)
+        total = ti.field(ti.i32, shape=())
+
+        @ti.kernel
+        def visit():
+            for i in x:
+                total[None] += i
+                x[i] = i * 2
+
+        for i in (0, 3, 9, 63, 40):
+            x[i] = 1
+        visit()
+        return total[None], x.to_numpy()
+
+    expected, actual = gpu.against_cpu(build)
+    assert_same(expected, actual)
+    assert actual[0] == 0 + 3 + 9 + 63 + 40  # bitmasked: the set cells only
+
+
+def test_block_dim_larger_than_a_sparse_block(gpu):
+    def build():
+        x = ti.field(ti.i32)
+        ti.root.pointer(ti.i, 8).dense(ti.i, 16).place(x)
+        total = ti.field(ti.i32, shape=())
+
+        @ti.kernel
+        def visit():
+            ti.loop_config(block_dim=1024)
+            for i in x:
+                total[None] += i
+                x[i] = i
+
+        for i in (0, 40, 127):
+            x[i] = 1
+        visit()
+        return total[None], x.to_numpy()
+
+    expected, actual = gpu.against_cpu(build)
+    assert_same(expected, actual)
+    blocks = [0, 2, 7]  # the leaf blocks of cells 0, 40 and 127
+    assert actual[0] == sum(i for b in blocks for i in range(16 * b, 16 * b + 16))
