@@ -347,3 +347,34 @@ def test_block_dim_larger_than_a_sparse_block(gpu):
     assert_same(expected, actual)
     blocks = [0, 2, 7]  # the leaf blocks of cells 0, 40 and 127
     assert actual[0] == sum(i for b in blocks for i in range(16 * b, 16 * b + 16))
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        lambda x: ti.root.pointer(ti.ij, (3, 2)).dense(ti.ij, (4, 4)).place(x),
+        lambda x: ti.root.bitmasked(ti.ij, (8, 6)).place(x),
+        lambda x: ti.root.pointer(ti.ij, 4).bitmasked(ti.ij, 2).place(x),
+    ],
+    ids=["pointer_dense", "bitmasked", "pointer_bitmasked"],
+)
+def test_serialised_sparse_loop_visits_in_the_cpus_order(gpu, layout, serialised_visit_order):
+    """One thread runs the loop: inactive rows are skipped as on the CPU (this loop
+    never ended on the GPU when a skip jumped back without moving on)."""
+    cells = [(0, 1), (5, 5), (7, 0), (2, 3), (6, 4)]
+
+    def build():
+        x = ti.field(ti.i32)
+        layout(x)
+
+        def activate():
+            for cell in cells:
+                x[cell] = -1
+
+        order, kernel = serialised_visit_order(x, before=activate)
+        return order, x.to_numpy(), [launch["kind"] for launch in task_launches(kernel) or []]
+
+    (order_cpu, values_cpu, _), (order, values, kinds) = gpu.against_cpu(build)
+    assert_same(order_cpu, order)
+    assert_same(values_cpu, values)
+    assert kinds == ["serial"] and len(order) >= len(cells)
