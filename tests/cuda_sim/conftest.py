@@ -13,15 +13,29 @@ each arch with ``gpu.against_cpu(build)``; every session is a fresh ``ti.init``.
 ``TI_ARCH``/``TI_CUDA_SIM`` are ignored here (each test picks its archs itself), so
 ``make test-sim``'s environment does not turn the CPU reference into the emulator.
 
-The emulator runs one OS thread per CUDA thread: fields stay small, grids short.
+The emulator runs one OS thread per CUDA thread: fields stay small, grids short. A
+kernel that never ends (an emulated thread in an endless loop cannot be stopped) ends
+the run after :data:`HANG_SECONDS` with every thread's traceback, instead of hanging it.
 """
 
 from __future__ import annotations
+
+import faulthandler
+import sys
 
 import pytest
 from sim_compare import GPU_ARCHS, GpuArch
 
 from ti_notebook.runtime import devices
+
+HANG_SECONDS = 300  # a test of this tier takes about a second
+
+
+@pytest.fixture(autouse=True)
+def _no_endless_test():
+    faulthandler.dump_traceback_later(HANG_SECONDS, exit=True, file=sys.__stderr__)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(params=GPU_ARCHS)
