@@ -1,6 +1,6 @@
 """A name that holds one of ti_notebook's own values (``op = ti.atomic_sub``) is part of
 the cache key like any other: the compiler digest covers those functions' code, not
-which of them a closure or global holds. (Found by tests/cuda_sim/test_atomics.py: every
+which of them a closure or global holds. (Found by tests/cuda_sim/test_sim_atomics.py: every
 atomic op ran as the first one compiled.)"""
 
 import pytest
