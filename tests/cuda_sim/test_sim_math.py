@@ -333,3 +333,20 @@ def test_fast_pow_without_libdevice_keeps_the_sign_and_special_cases(sim, monkey
     with np.errstate(invalid="ignore"):
         want = np.power(base.astype(np.float64), exponent.astype(np.float64))
     assert_same(want, out.to_numpy(), rtol=4e-6)
+
+
+@pytest.mark.ptx
+def test_fast_math_approximates_only_what_cuda_fast_math_does():
+    """``tanh.approx.f32`` (2^-11 relative) and ``__powf`` (NaN for negative bases) are
+    too far from the CPU's results: under fast math they stay libdevice's."""
+    ti.init(arch=ti.cpu)
+    x = ti.field(ti.f32, shape=8)
+
+    @ti.kernel
+    def mixed():
+        for i in x:
+            x[i] = ti.sin(x[i]) + ti.tanh(x[i]) + x[i] ** 1.5
+
+    ptx = mixed.stages(arch="cuda")["ptx"]
+    assert "sin.approx.f32" in ptx
+    assert "tanh.approx" not in ptx and "__nv_tanhf" in mixed.stages(arch="cuda")["llvm"]

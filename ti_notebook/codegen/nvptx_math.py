@@ -5,16 +5,18 @@ LLVM's NVPTX back end cannot select ``llvm.sin/cos/tan/pow`` (without ``afn``),
 which would kill a notebook's kernel. So the CPU's intrinsics
 (``Arithmetic.transcendental`` in ``codegen/common.py``) are replaced here:
 
-- with ``fast_math`` (the default), f32 ``sin cos tan exp log tanh`` use the special
+- with ``fast_math`` (the default), f32 ``sin cos tan exp log`` use the special
   function unit's approximations (``sin.approx.f32``, ``ex2.approx.f32``...), as CUDA's
   ``-use_fast_math`` does;
 - everything else calls libdevice (``__nv_sinf``, ``__nv_atan2``...), which
-  ``codegen/nvptx_target.py`` links into the module. ``pow`` always does (``__nv_powf``,
-  as Taichi's CUDA backend): CUDA's fast ``__powf`` is ``2^(y log2 x)``, NaN for every
-  negative base, where the CPU gives ``(-2)**3 == -8``;
+  ``codegen/nvptx_target.py`` links into the module. :data:`PRECISE_UNDER_FAST_MATH`
+  always do, as under CUDA's ``-use_fast_math``: ``pow`` (``__nv_powf``, as Taichi's
+  CUDA backend; the fast ``__powf`` is ``2^(y log2 x)``, NaN for every negative base,
+  where the CPU gives ``(-2)**3 == -8``) and ``tanh`` (``tanh.approx.f32`` is off by up
+  to 2^-11 relative, a thousand times the other approximations);
 - without libdevice, a call that needs it is a compile error saying how to get it; f32
-  ``pow`` under fast math then uses the approximation, with the sign and the special
-  cases of C's ``powf`` restored (:meth:`NvptxMath.approximate_pow`).
+  ``tanh`` under fast math then uses the approximation, and ``pow`` too, with the sign
+  and the special cases of C's ``powf`` restored (:meth:`NvptxMath.approximate_pow`).
 
 f16 is computed in f32. The ops are :data:`~ti_notebook.codegen.common.TRANSCENDENTAL`
 plus ``pow`` and ``atan2``.
@@ -38,6 +40,8 @@ from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir import types
 
 APPROXIMATE = frozenset({"sin", "cos", "tan", "exp", "log", "pow", "tanh"})
+# approximated under fast math only when libdevice is missing
+PRECISE_UNDER_FAST_MATH = frozenset({"pow", "tanh"})
 _F32 = ll.FloatType()
 
 
@@ -55,10 +59,10 @@ class NvptxMath:
             return self.b.fptrunc(self.transcendental(op, wide, types.f32), llvm_type(dtype))
         has_libdevice = nvptx_target.find_libdevice() is not None
         if self.fast_math and dtype.bits == 32 and op in APPROXIMATE:
-            if op != "pow":
+            if op not in PRECISE_UNDER_FAST_MATH:
                 return self.approximate(op, args)
             if not has_libdevice:
-                return self.approximate_pow(*args)
+                return self.approximate_pow(*args) if op == "pow" else self.approximate(op, args)
         if not has_libdevice:
             raise TiRuntimeError(
                 f"ti.{op} on {dtype} needs CUDA's libdevice, which was not found",
