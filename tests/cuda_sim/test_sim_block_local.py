@@ -284,3 +284,39 @@ def test_three_dimensional_blocks(gpu):
     inside = (i > 0) & (i < 7) & (j > 0) & (j < 7) & (k > 0) & (k < 7)
     value = 300 * i + 30 * j + 3 * k - 100 + 10 - 1
     assert_same(np.where(inside, value, 0).astype(np.float32), b_gpu)
+
+
+def test_block_local_loop_with_thread_local_reductions(gpu):
+    def build():
+        a, b = ti.field(ti.f32), ti.field(ti.f32)
+        ti.root.pointer(ti.ij, 4).dense(ti.ij, (6, 4)).place(a, b)  # 24 cells a block
+        total, peak = ti.field(ti.f32, shape=()), ti.field(ti.f32, shape=())
+
+        @ti.kernel
+        def load():
+            for i, j in ti.ndrange(24, 16):
+                a[i, j] = (i * 7 + j * 3) % 11
+
+        @ti.kernel
+        def stencil():
+            ti.block_local(a)
+            for i, j in b:
+                if 0 < i < 23 and 0 < j < 15:
+                    v = a[i - 1, j] + a[i + 1, j] - a[i, j]
+                    b[i, j] = v
+                    total[None] += v
+                    ti.atomic_max(peak[None], v)
+
+        load()
+        stencil()
+        return (total[None], peak[None], b.to_numpy()), task_launches(stencil)
+
+    (expected, _), (actual, launches) = gpu.against_cpu(build)
+    assert_same(expected, actual)
+    i, j = np.indices((24, 16))
+    a = ((i * 7 + j * 3) % 11).astype(np.float32)
+    v = np.zeros_like(a)
+    v[1:23, 1:15] = a[:22, 1:15] + a[2:, 1:15] - a[1:23, 1:15]
+    assert actual[0] == v.sum() and actual[1] == v.max()
+    (launch,) = launches
+    assert launch["block_local"] and launch["block_dim"] == 32 and launch["warp_reduction"]
