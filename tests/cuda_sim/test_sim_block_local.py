@@ -320,3 +320,32 @@ def test_block_local_loop_with_thread_local_reductions(gpu):
     assert actual[0] == v.sum() and actual[1] == v.max()
     (launch,) = launches
     assert launch["block_local"] and launch["block_dim"] == 32 and launch["warp_reduction"]
+
+
+def test_a_vector_field_cached_in_shared_memory(gpu):
+    def build():
+        v = ti.Vector.field(2, ti.f32)
+        out = ti.field(ti.f32)
+        ti.root.pointer(ti.ij, 4).dense(ti.ij, 4).place(v, out)
+
+        @ti.kernel
+        def load():
+            for i, j in ti.ndrange(16, 16):
+                v[i, j] = ti.Vector([i, j])
+                out[i, j] = 0
+
+        @ti.kernel
+        def mix():
+            ti.block_local(v)
+            for i, j in out:
+                if 0 < i < 15:
+                    out[i, j] = v[i - 1, j][0] * 100 + v[i + 1, j][1]
+
+        load()
+        mix()
+        return out.to_numpy()
+
+    expected, actual = gpu.against_cpu(build)
+    assert_same(expected, actual)
+    i, j = np.indices((16, 16))
+    assert_same(np.where((i > 0) & (i < 15), (i - 1) * 100 + j, 0).astype(np.float32), actual)
