@@ -21,6 +21,7 @@ the run after :data:`HANG_SECONDS` with every thread's traceback, instead of han
 from __future__ import annotations
 
 import faulthandler
+import importlib.util
 import sys
 
 import pytest
@@ -28,6 +29,7 @@ from sim_compare import GPU_ARCHS, GpuArch
 
 from ti_notebook.runtime import devices
 
+DEVICE_BACKEND = "ti_notebook.compiler.backends.cuda_device"
 HANG_SECONDS = 300  # a test of this tier takes about a second
 
 
@@ -44,10 +46,19 @@ def gpu(request, monkeypatch) -> GpuArch:
     monkeypatch.delenv("TI_ARCH", raising=False)
     monkeypatch.delenv("TI_CUDA_SIM", raising=False)
     if request.param == "cuda":
-        reason = devices.cuda_unavailable_reason()
+        reason = _cuda_fallback_reason()
         if reason is not None:
             pytest.skip(reason)
     return GpuArch(request.param)
+
+
+def _cuda_fallback_reason() -> str | None:
+    """Why ``ti.init(arch=ti.cuda)`` would fall back to the CPU here (the driver's own
+    words), or None: no device, or no device runtime in this ti_notebook yet."""
+    reason = devices.cuda_unavailable_reason()
+    if reason is None and importlib.util.find_spec(DEVICE_BACKEND) is None:
+        reason = "a CUDA device is present, but this ti_notebook cannot launch on it yet"
+    return reason
 
 
 @pytest.fixture
