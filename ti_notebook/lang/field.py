@@ -33,6 +33,7 @@ from ti_notebook.lang import snode as _snode
 from ti_notebook.lang import types
 from ti_notebook.lang.validate import extents
 from ti_notebook.plan.layout import FieldLayout
+from ti_notebook.runtime.memory import before_host_access
 
 _live_trees: weakref.WeakSet = weakref.WeakSet()
 
@@ -191,6 +192,9 @@ class Field:
     def __getitem__(self, key):
         self._materialize()
         index = self._index(key)
+        memory = self._tree.memory
+        if memory.device is not None:  # before_host_access, inlined: a hot path
+            memory.device.before_host_access(write=False)
         if self._view is not None:
             return self._view[index].item()
         return self._element(index)[()].item()
@@ -204,6 +208,9 @@ class Field:
             value = _integral_from_float(value, self.dtype, self.label)
         from ti_notebook.lang import sparse
 
+        memory = self._tree.memory
+        if memory.device is not None:  # before_host_access, inlined: a hot path
+            memory.device.before_host_access(write=True)
         if self._view is not None:
             self._view[index] = value
             return
@@ -217,6 +224,7 @@ class Field:
 
     def fill(self, value) -> None:
         self._materialize()
+        before_host_access(self._tree.memory, write=True)
         if self._view is not None:
             self._view[...] = value
             return
@@ -229,6 +237,7 @@ class Field:
 
     def to_numpy(self, dtype=None) -> np.ndarray:
         self._materialize()
+        before_host_access(self._tree.memory, write=False)
         if self._view is not None:
             return np.array(self._view, dtype=dtype, copy=True)
         values = self._flat_view()[self._layout.addresses() // self.dtype.size]
@@ -242,6 +251,7 @@ class Field:
                 f"from_numpy: array of shape {array.shape} does not match field "
                 f"'{self.name}' of shape {self.shape}"
             )
+        before_host_access(self._tree.memory, write=True)
         if self._view is not None:
             self._view[...] = array
             return
