@@ -110,7 +110,8 @@ class TiRuntimeError(TiError, RuntimeError):
 
 
 class TiNotImplementedError(TiError, NotImplementedError):
-    """A feature ti_notebook has planned but does not have yet (the hint says what works)."""
+    """A feature ti_notebook, or the chosen target, does not have yet: the message names
+    the kernel and the feature; the hint says what works instead."""
 
 
 class TiZeroDivisionError(TiError, ZeroDivisionError):
@@ -159,11 +160,6 @@ class TiPrecisionWarning(UserWarning):
 
     Shown once per source line, at the line of the kernel that stores it.
     """
-
-
-class TiNotImplementedError(TiError, NotImplementedError):
-    """A feature the chosen target does not have yet (block-local storage on CUDA...):
-    the message names the kernel and the feature; the hint says what works instead."""
 
 
 class TiValueError(TiError, ValueError):

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.compiler.backends import BACKENDS, backend_for, resolve_arch
+from ti_notebook.compiler import backends
+from ti_notebook.compiler.backends import backend_for, resolve_arch
 from ti_notebook.compiler.backends.cpu import CpuBackend
 from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.driver import compile_kernel, trace
@@ -85,7 +86,7 @@ def test_the_cpu_backend_states_its_capabilities_as_data():
     assert caps.vector_width in (16, 32, 64) and caps.non_temporal_stores
     with pytest.raises(dataclasses.FrozenInstanceError):
         caps.threads = 8
-    assert BACKENDS["cpu"].stage_names == ("asm",) and BACKENDS["cpu"].cache_subdir == "cpu"
+    assert CpuBackend.stage_names == ("asm",) and CpuBackend.cache_subdir == "cpu"
 
 
 def test_a_thread_count_changes_privatize_scatters_decision():
@@ -135,9 +136,38 @@ def test_each_backend_caches_in_its_own_folder(tmp_path):
     assert any((tmp_path / "fake").glob("*.tic")) and not (tmp_path / "cpu").exists()
 
 
-@pytest.mark.parametrize("arch", ["cuda", "gpu", "vulkan", "metal", "opengl"])
-def test_an_arch_without_backend_falls_back_with_one_warning_even_with_a_device(arch, monkeypatch):
-    monkeypatch.setattr(devices, "cuda_available", lambda: True)
+@pytest.mark.parametrize("arch", ["cuda", "gpu"])
+def test_cuda_without_a_device_falls_back_warning_once_with_the_reason(arch, monkeypatch):
+    reason = f"no CUDA device (test reason for {arch})"
+    monkeypatch.setattr(devices, "cuda_unavailable_reason", lambda: reason)
+    monkeypatch.setattr(backends, "_warned", set())
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ti.init(arch=getattr(ti, arch))
+        messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+        if _ == 0:
+            assert len(messages) == 1 and reason in messages[0] and "using ti.cpu" in messages[0]
+            assert "cuda_sim=True" in messages[0]  # says what runs CUDA code here
+        else:
+            assert messages == []  # once per process
+        assert ti.current_arch() == "cpu" and ti.is_initialized()
+
+
+def test_cuda_sim_selects_the_cuda_backend_on_the_emulator(monkeypatch):
+    monkeypatch.setattr(devices, "cuda_unavailable_reason", lambda: "no CUDA device (test)")
+    ti.init(arch=ti.cuda, cuda_sim=True)
+    assert ti.current_arch() == "cuda" and ti.lang.config.current().cuda_sim
+    assert ti.lang.config.current().backend().cache_subdir == "cuda-sim-sm_80"
+    monkeypatch.setenv("TI_CUDA_SIM", "1")
+    ti.init(arch=ti.gpu)
+    assert ti.current_arch() == "cuda" and ti.lang.config.current().cuda_sim
+    ti.init(arch=ti.cpu)  # TI_CUDA_SIM only matters for CUDA
+    assert ti.current_arch() == "cpu" and not ti.lang.config.current().cuda_sim
+
+
+@pytest.mark.parametrize("arch", ["vulkan", "metal", "opengl"])
+def test_an_arch_without_backend_falls_back_with_one_warning(arch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ti.init(arch=getattr(ti, arch))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import atexit
 
-from ti_notebook.compiler import backends, cache_policy
+from ti_notebook.compiler import cache_policy
 from ti_notebook.lang import config as _config
 
 
@@ -36,8 +36,8 @@ def clear() -> None:
 
 
 def _target(config: _config.Config) -> str:
-    # the backend's class says where its entries go: no backend (no JIT) is started here
-    return backends.BACKENDS[config.arch].cache_subdir
+    # the backend says where its entries go (made, not started: no JIT, no device)
+    return config.backend().cache_subdir
 
 
 def _clean_at_exit() -> None:

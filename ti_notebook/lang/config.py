@@ -50,6 +50,7 @@ class Config:
     random_seed: int = 0
     print_ir: bool = False
     verbose: bool = True
+    cuda_sim: bool = False  # arch=cuda: run the CUDA code on the SIMT emulator (TI_CUDA_SIM=1)
 
     def codegen_key(self) -> tuple:
         """The options that change generated code (the compiler's own key, plus the arch)."""
@@ -62,7 +63,7 @@ class Config:
 
     def backend(self) -> backends.Backend:
         """The backend ``arch`` selected, with this session's thread count."""
-        return backends.backend_for(self.arch, self.num_threads)
+        return backends.backend_for(self.arch, self.num_threads, self.cuda_sim)
 
     def compile_options(self, default_loop_config: dict | None = None) -> CompileOptions:
         """What the compiler reads of this configuration (plus a kernel's loop defaults)."""
@@ -107,7 +108,7 @@ def is_initialized() -> bool:
     return _initialized
 
 
-def resolve_arch(arch: str | None) -> str:
+def resolve_arch(arch: str | None, cuda_sim: bool = False) -> str:
     """The arch ``ti.init(arch=arch)`` runs on (``TI_ARCH`` wins when set). An arch with
     no backend gives ``"cpu"`` with a RuntimeWarning, as ``ti.init`` gives it.
 
@@ -116,7 +117,7 @@ def resolve_arch(arch: str | None) -> str:
         'cpu'
     """
     requested = os.environ.get("TI_ARCH") or arch or "cpu"
-    return backends.resolve_arch(str(requested))
+    return backends.resolve_arch(str(requested), cuda_sim)
 
 
 def make_config(arch: str | None = None, **options) -> Config:
@@ -132,7 +133,11 @@ def make_config(arch: str | None = None, **options) -> Config:
             options[name] = validate.option(name, value, type(default))
     config = Config(**options)
     config.check_bounds = config.check_bounds or config.debug  # debug implies the checks
-    config.arch = resolve_arch(arch)
+    if os.environ.get("TI_CUDA_SIM") == "1":
+        config.cuda_sim = True
+    config.arch = resolve_arch(arch, config.cuda_sim)
+    if config.arch != "cuda":
+        config.cuda_sim = False  # the emulator runs CUDA code only
     policies = ("never", "version", "lru", "fifo")
     if config.offline_cache_cleaning_policy not in policies:
         raise ValueError(

@@ -61,8 +61,8 @@ def is_initialized() -> bool:
 
 
 def current_arch() -> str:
-    """The arch kernels compile for now: ``"cpu"`` also after ``ti.init(arch=ti.cuda)``,
-    which falls back to the CPU (with a warning) while there is no CUDA backend.
+    """The arch kernels compile for now: ``"cuda"`` after ``ti.init(arch=ti.cuda)`` with a
+    device or ``cuda_sim=True``; ``"cpu"`` when that fell back to the CPU (with a warning).
 
         >>> import ti_notebook as ti
         >>> ti.init(arch=ti.x64)

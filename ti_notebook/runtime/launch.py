@@ -230,7 +230,7 @@ class CompiledKernel:
             if profiler.enabled:
                 self.profiled_launch(self.launches - 1)
             else:
-                self.entry(self.ctx_address)
+                self.run()
             if self.has_prints:
                 printing.flush()
             if interrupt.state[0]:
@@ -243,12 +243,16 @@ class CompiledKernel:
                 return self.return_format.unpack_from(self.ctx, c.CTX_RETURN)[0]
             return None
 
+    def run(self) -> None:
+        """Runs the code once, arguments packed (another target's launcher overrides it)."""
+        self.entry(self.ctx_address)
+
     def profiled_launch(self, number: int) -> None:
         """Runs the code and records the launch's event (with its tasks' times when the
         code was compiled with the profiler; else the launch's time, from here)."""
         if self.events is None:
             started = time.monotonic_ns()
-            self.entry(self.ctx_address)
+            self.run()
             about = self.about
             event = LaunchEvent(
                 about.kernel,
@@ -260,7 +264,7 @@ class CompiledKernel:
             )
         else:
             ctypes.memset(self.event_words, 0, self.event_bytes)
-            self.entry(self.ctx_address)
+            self.run()
             # a copy of the words now, decoded when someone reads the events: the
             # launch pays for a memcpy, not for building the records
             raw, layout, about = bytes(self.event_words), self.events, self.about

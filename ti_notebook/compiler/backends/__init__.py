@@ -1,12 +1,15 @@
 """The backends, by arch: ``ti.init(arch=...)`` selects one here.
 
-Only the CPU has a backend today. An arch without one (``cuda``, ``gpu``, ``vulkan``,
-``metal``, ``opengl``) runs on the CPU, and says so with one warning at every
-``ti.init`` that asks for it - also on a machine with a CUDA device, where compiling x86
-code without a word would look like a GPU run.
+``cpu`` compiles for the host. ``cuda`` (and ``gpu``) compile NVPTX: with
+``cuda_sim=True`` (or ``TI_CUDA_SIM=1``) its code runs on the SIMT emulator, anywhere;
+without a CUDA device the session falls back to the CPU, as Taichi does, and warns once
+with the driver's own reason. ``vulkan``, ``metal`` and ``opengl`` have no backend here:
+they fall back to the CPU with a warning at every ``ti.init`` that asks for them.
 
     >>> resolve_arch("x64")
     'cpu'
+    >>> resolve_arch("gpu", cuda_sim=True)
+    'cuda'
     >>> backend_for("cpu", threads=2).capabilities.threads
     2
 """
@@ -19,21 +22,39 @@ import warnings
 from ti_notebook.compiler.backends.base import Artifact, Backend
 from ti_notebook.compiler.backends.cpu import CpuBackend
 from ti_notebook.errors import TiValueError
+from ti_notebook.runtime import devices
 
-BACKENDS: dict[str, type[Backend]] = {"cpu": CpuBackend}
-ALIASES = {"x64": "cpu", "arm64": "cpu"}
-# Taichi's archs that have no backend here yet: they fall back to the CPU, warned.
-WITHOUT_BACKEND = ("cuda", "gpu", "vulkan", "metal", "opengl")
+ALIASES = {"x64": "cpu", "arm64": "cpu", "gpu": "cuda"}
+# Taichi's archs that have no backend here: they fall back to the CPU, warned.
+WITHOUT_BACKEND = ("vulkan", "metal", "opengl")
+_warned: set[str] = set()  # the CUDA fallback's reasons already said in this process
 
-__all__ = ["ALIASES", "BACKENDS", "WITHOUT_BACKEND", "Artifact", "Backend", "backend_for"]
+__all__ = ["ALIASES", "WITHOUT_BACKEND", "Artifact", "Backend", "backend_for", "resolve_arch"]
 
 
-def resolve_arch(requested: str) -> str:
-    """The arch that runs what ``requested`` asks for; warns (RuntimeWarning) when that is
-    a fallback. Raises :class:`~ti_notebook.errors.TiValueError` for an unknown name."""
+def resolve_arch(requested: str, cuda_sim: bool = False) -> str:
+    """The arch that runs what ``requested`` asks for: ``"cpu"`` or ``"cuda"``; warns
+    (RuntimeWarning) when that is a fallback. Raises
+    :class:`~ti_notebook.errors.TiValueError` for an unknown name."""
     arch = ALIASES.get(requested, requested)
-    if arch in BACKENDS:
+    if arch == "cpu":
         return arch
+    if arch == "cuda":
+        if cuda_sim:
+            return "cuda"
+        reason = devices.cuda_unavailable_reason()
+        if reason is None:
+            return "cuda"
+        if reason not in _warned:
+            _warned.add(reason)
+            warnings.warn(
+                f"arch={requested} asked for, but {reason}: using ti.cpu. "
+                "ti.init(arch=ti.cuda, cuda_sim=True) runs the CUDA backend's own code on "
+                "the CPU through the SIMT emulator (slow, but GPU semantics).",
+                RuntimeWarning,
+                stacklevel=5,  # the caller of ti.init (via make_config, resolve_arch)
+            )
+        return "cpu"
     if arch not in WITHOUT_BACKEND:
         raise TiValueError(
             f"unknown arch {requested!r}",
@@ -44,12 +65,21 @@ def resolve_arch(requested: str) -> str:
         f"arch={requested} asked for, but this ti_notebook has no {requested} backend: "
         "using ti.cpu (kernels compile to CPU code)",
         RuntimeWarning,
-        stacklevel=4,  # the caller of ti.init
+        stacklevel=5,  # the caller of ti.init (via make_config, resolve_arch)
     )
     return "cpu"
 
 
 @functools.cache
-def backend_for(arch: str, threads: int) -> Backend:
-    """The backend of a resolved ``arch`` (see :func:`resolve_arch`) for ``threads``."""
-    return BACKENDS[arch](threads)
+def backend_for(arch: str, threads: int, cuda_sim: bool = False) -> Backend:
+    """The backend of a resolved ``arch`` (see :func:`resolve_arch`): the CPU's for
+    ``threads``, or CUDA's on the emulator (``cuda_sim``) or the device."""
+    if arch == "cpu":
+        return CpuBackend(threads)
+    if cuda_sim:
+        from ti_notebook.compiler.backends.cuda_sim import CudaSimBackend
+
+        return CudaSimBackend()
+    from ti_notebook.compiler.backends.cuda_device import CudaDeviceBackend
+
+    return CudaDeviceBackend()
