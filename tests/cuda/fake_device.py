@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from ti_notebook.lang import config as config_module
 from ti_notebook.compiler.backends.cuda_device import CudaDeviceBackend
+from ti_notebook.lang import config as config_module
 from ti_notebook.runtime.cuda_driver import CudaStatus
 from ti_notebook.runtime.simt import SIMT_DEVICE, SimtModule
 

@@ -21,7 +21,8 @@ linux_only = pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="
 def committed_bytes(host) -> int:
     """Memory the kernel really gave the tree's mapping (``Anonymous`` in smaps: pages
     only read map the shared zero page, which ``mincore`` counts but this does not)."""
-    lines = open("/proc/self/smaps").read().splitlines()
+    with open("/proc/self/smaps") as smaps:
+        lines = smaps.read().splitlines()
     for k, line in enumerate(lines):
         if line.split("-", 1)[0] == f"{host.map_address:x}":
             for entry in lines[k + 1 :]:
