@@ -293,3 +293,27 @@ def test_reset_frees_all_device_memory(fake):
     ti.reset()
     gc.collect()
     assert not fake.buffers
+
+
+def _make_saxpy(x, y):
+    @ti.kernel
+    def saxpy(a: ti.f32):
+        for i in x:
+            y[i] = a * x[i] + y[i]
+
+    return saxpy
+
+
+def test_an_offline_cache_hit_loads_the_kept_ptx(monkeypatch, tmp_path):
+    ti.init(arch=ti.cpu, offline_cache_file_path=str(tmp_path))
+    fake = use_fake_device(monkeypatch)
+    x, y = ti.field(ti.f32, shape=32), ti.field(ti.f32, shape=32)
+    x.fill(1.0)
+    first = _make_saxpy(x, y)
+    first(2.0)
+    assert first.stages()["report"]["cache"] == "miss"
+    again = _make_saxpy(x, y)  # a re-run cell: same source, a new kernel object
+    again(3.0)
+    assert again.stages()["report"]["cache"] == "hit"
+    assert (y.to_numpy() == 5.0).all()
+    assert list((tmp_path / "cuda-sm_80").glob("*.json")) and fake.count("load_module") == 1
