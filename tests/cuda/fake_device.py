@@ -24,6 +24,7 @@ import numpy as np
 from ti_notebook.compiler.backends.cuda_device import CudaDeviceBackend
 from ti_notebook.lang import config as config_module
 from ti_notebook.runtime.cuda_driver import CudaStatus
+from ti_notebook.runtime.cuda_launch import DeviceKernel
 from ti_notebook.runtime.simt import SIMT_DEVICE, SimtModule
 
 GARBAGE = 0xA5
@@ -118,9 +119,27 @@ class FakeContext:
         return (end[0] - start[0]) / 1e6
 
 
+class CheckedDeviceKernel(DeviceKernel):
+    """Checks the written-trees analysis at every launch: the device copies of the trees
+    the kernel is said not to write must come out of it unchanged."""
+
+    def run_tasks(self) -> None:
+        kept = [t for t in self.device_trees if t not in self.written_trees]
+        before = [self.device_bytes(t).copy() for t in kept]
+        super().run_tasks()
+        for tree, old in zip(kept, before, strict=True):
+            assert (self.device_bytes(tree) == old).all(), (
+                f"kernel '{self.name}' wrote tree {tree.tree_id}, not in its written_trees"
+            )
+
+    def device_bytes(self, tree) -> np.ndarray:
+        return np.ctypeslib.as_array(self.context.buffers[tree.address])[: tree.nbytes]
+
+
 class FakeDeviceBackend(CudaDeviceBackend):
     """The device backend on :class:`FakeContext`: it tells the fake which optimised IR
-    each PTX text came from, so the emulator can run it."""
+    each PTX text came from, so the emulator can run it, and its kernels check which
+    trees they write."""
 
     def __init__(self, context: FakeContext) -> None:
         super().__init__(FAKE_STATUS, context=context)
@@ -129,6 +148,12 @@ class FakeDeviceBackend(CudaDeviceBackend):
         entry, optimized = super().load(module_text, artifact, keep_code)
         self.context.ir_for_ptx[artifact.code] = optimized
         return entry, optimized
+
+    def launchable(self, name, entry, layout, return_type, artifact):
+        module = self.module_for(artifact, name) if artifact.launches else None
+        return CheckedDeviceKernel(
+            name, layout, return_type, artifact, module, self.context, self.device
+        )
 
 
 def use_fake_device(monkeypatch) -> FakeContext:

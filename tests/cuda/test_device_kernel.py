@@ -317,3 +317,24 @@ def test_an_offline_cache_hit_loads_the_kept_ptx(monkeypatch, tmp_path):
     assert again.stages()["report"]["cache"] == "hit"
     assert (y.to_numpy() == 5.0).all()
     assert list((tmp_path / "cuda-sm_80").glob("*.json")) and fake.count("load_module") == 1
+
+
+def test_a_kernel_that_only_reads_a_field_leaves_the_host_copy_current(fake):
+    x = ti.field(ti.f32, shape=64)
+    fb = ti.FieldsBuilder()
+    y = ti.field(ti.f32)
+    fb.dense(ti.i, 64).place(y)
+    fb.finalize()
+    x.fill(2.0)
+
+    @ti.kernel
+    def double_into_y():
+        for i in x:
+            y[i] = x[i] * 2
+
+    double_into_y()
+    x_copy, y_copy = x.tree.memory.device, y.tree.memory.device
+    assert not x_copy.device_newer and y_copy.device_newer
+    assert (y.to_numpy() == 4.0).all() and x_copy.downloads == 0
+    (launch,) = double_into_y.stages()["report"]["launches"]
+    assert len(launch["written_trees"]) == 1  # a slot: y's tree, of the two it uses

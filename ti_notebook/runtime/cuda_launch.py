@@ -6,7 +6,8 @@
 1. ndarray arguments are copied to device buffers (their context slots now hold the
    device addresses), and copied back after the launch when the kernel writes them;
 2. the trees the kernel uses are uploaded where the host copy is newer
-   (``runtime/cuda_memory.py``), then marked device-newer after the launch;
+   (``runtime/cuda_memory.py``), and those it writes (``written_trees`` of its launch
+   entries; all of them when unknown) are marked device-newer after the launch;
 3. the context goes to its device copy, whose ``CTX_ROOTS`` points at a device table
    of the trees' device bases (by the artifact's slots) and ``CTX_TEMPS`` at a device
    buffer of ``temps_bytes``;
@@ -120,6 +121,7 @@ class DeviceKernel(CompiledKernel):
         self.allocations: list[int] = []  # freed with the kernel
         weakref.finalize(self, _free_all, context, self.allocations)
         self.device_trees = [cuda_memory.attach(tree, context) for tree in self.trees]
+        self.written_trees = written_trees(artifact, self.device_trees)
         bases = {tree.tree_id: tree.address for tree in self.device_trees}
         roots = (ctypes.c_uint64 * max(len(artifact.tree_slots), 1))(
             *(bases.get(tree_id, 0) for tree_id in artifact.tree_slots)
@@ -171,7 +173,7 @@ class DeviceKernel(CompiledKernel):
         try:
             self.run_tasks()
         finally:  # even a failed launch may have written the trees
-            cuda_memory.after_launch(self.device_trees)
+            cuda_memory.after_launch(self.written_trees)
         for host, device, nbytes in copies:
             self.context.download(host, device, nbytes)
         if self.vprintf:
@@ -283,6 +285,19 @@ class DeviceKernel(CompiledKernel):
             )
             begin = None
         return tuple(events)
+
+
+def written_trees(artifact, device_trees: list) -> list:
+    """The device copies the kernel's tasks write (every one it uses when a launch entry
+    does not say: another backend's table, or a store not traced to its tree)."""
+    slots: set[int] = set()
+    for launch in artifact.launches:
+        written = launch.get("written_trees")
+        if written is None:
+            return list(device_trees)
+        slots.update(written)
+    ids = {artifact.tree_slots[slot] for slot in slots}
+    return [tree for tree in device_trees if tree.tree_id in ids]
 
 
 def _free_all(context, addresses: list[int]) -> None:

@@ -4,7 +4,10 @@ It is the compile side (``backends/cuda.py``: IR → NVPTX → PTX, the launch t
 this device: its compute capability (a GPU newer than the newest target here gets
 code for that target: PTX is forward compatible, the driver compiles it for the GPU),
 its SM count, threads and blocks per SM and shared memory, read through
-``runtime/cuda_driver.py``. ``start`` makes the CUDA context; ``launchable`` loads the
+``runtime/cuda_driver.py``. Each launch-table entry also gets ``written_trees``: the
+tree slots its task stores into (None when a store's target is not traced back to a
+tree), so a kernel that only reads a field does not make the host download it again.
+``start`` makes the CUDA context; ``launchable`` loads the
 PTX (once per distinct PTX text; the driver's JIT cache keeps the machine code it
 compiles across processes, so the offline cache stores PTX only) and gives a
 :class:`~ti_notebook.runtime.cuda_launch.DeviceKernel`.
@@ -24,6 +27,9 @@ import hashlib
 from ti_notebook.compiler.backends.base import Artifact
 from ti_notebook.compiler.backends.cuda import CudaBackend
 from ti_notebook.errors import TiRuntimeError
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.options import CompileOptions
 from ti_notebook.runtime import cuda_driver
 from ti_notebook.runtime.cuda_driver import CudaStatus
 from ti_notebook.runtime.cuda_launch import DeviceKernel
@@ -33,7 +39,17 @@ from ti_notebook.runtime.launch import ArgLayout
 # nearest one below.
 TARGETS = ("sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90")
 
-__all__ = ["CudaDeviceBackend", "target_capability"]
+__all__ = ["CudaDeviceBackend", "target_capability", "written_tree_slots"]
+# statements whose address operand is written, by the operand's name
+_WRITES = {ir.GlobalStoreStmt: "ptr", ir.AtomicOpStmt: "dest", ir.MemsetZeroStmt: "ptr"}
+# addresses that are not field memory: temporaries, ndarrays, locals, buffers
+_NOT_TREES = (
+    ir.TempPtrStmt,
+    ir.ExternalPtrStmt,
+    ir.AllocaStmt,
+    ir.LocalArrayStmt,
+    ir.ScratchAllocStmt,
+)
 
 
 def target_capability(compute_capability: str) -> str:
@@ -49,6 +65,27 @@ def target_capability(compute_capability: str) -> str:
             hint="ti.init(arch=ti.cpu) runs the kernels on the CPU",
         )
     return older[-1]
+
+
+def written_tree_slots(task: ir.OffloadedStmt, tree_slots: list[int]) -> list[int] | None:
+    """The slots (indices into ``tree_slots``) of the trees ``task`` stores into, from its
+    lowered IR: every store, atomic and memset address is followed back through its
+    offsets to a tree's root; None (it may write any tree) when one leads elsewhere."""
+    written: set[int] = set()
+    for stmt in task.walk_all():
+        operand = _WRITES.get(type(stmt))
+        if operand is None:
+            if isinstance(stmt, (ir.SNodeOpStmt, ir.GlobalPtrStmt)):
+                return None  # not lowered: the address is not in the IR
+            continue
+        address = getattr(stmt, operand)
+        while isinstance(address, ir.PtrOffsetStmt):
+            address = address.base
+        if isinstance(address, ir.RootPtrStmt) and address.tree_id in tree_slots:
+            written.add(tree_slots.index(address.tree_id))
+        elif not isinstance(address, _NOT_TREES):
+            return None
+    return sorted(written)
 
 
 class CudaDeviceBackend(CudaBackend):
@@ -78,6 +115,17 @@ class CudaDeviceBackend(CudaBackend):
     def start(self, store=None) -> None:
         """Makes the CUDA context (once per process)."""
         self.context  # noqa: B018 - the property makes it
+
+    def generate(
+        self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None
+    ) -> tuple[str, Artifact]:
+        text, artifact = super().generate(kernel, options, arg_offsets, prefix)
+        tasks = iter(kernel.tasks())
+        for launch in artifact.launches:  # a snapshot kernel copies bits into a buffer
+            task = next(tasks) if launch["kind"] != "snapshot" else None
+            slots = [] if task is None else written_tree_slots(task, artifact.tree_slots)
+            launch["written_trees"] = slots
+        return text, artifact
 
     def module_for(self, artifact: Artifact, kernel: str):
         """The loaded module of an artifact's PTX (loaded once per distinct text)."""
