@@ -37,8 +37,10 @@ __all__ = ["CudaContext", "CudaStatus", "check", "context", "cuda_status", "sync
 
 
 def _driver():
-    from cuda.bindings import driver  # cuda-python >= 12.6 (the only path in 13.x)
-
+    try:
+        from cuda.bindings import driver  # cuda-python >= 12.6 (the only path in 13.x)
+    except ImportError:
+        from cuda import cuda as driver  # older cuda-python: the same functions
     return driver
 
 

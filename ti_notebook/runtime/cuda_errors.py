@@ -27,8 +27,10 @@ __all__ = ["check", "describe", "error_for", "error_name", "error_text", "note_l
 
 
 def _driver():
-    from cuda.bindings import driver
-
+    try:
+        from cuda.bindings import driver  # cuda-python >= 12.6 (the only path in 13.x)
+    except ImportError:
+        from cuda import cuda as driver  # older cuda-python: the same functions
     return driver
 
 

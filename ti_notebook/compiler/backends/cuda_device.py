@@ -36,7 +36,8 @@ from ti_notebook.runtime.cuda_launch import DeviceKernel
 from ti_notebook.runtime.launch import ArgLayout
 
 # The compute capabilities code is made for (+ptx78 covers them all); others map to the
-# nearest one below.
+# nearest one below. ptxas 13 checks sm_75 and newer only (CUDA 13 dropped Pascal and
+# Volta); for those the driver's own PTX compiler is the check, at load.
 TARGETS = ("sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90")
 
 __all__ = ["CudaDeviceBackend", "target_capability", "written_tree_slots"]
