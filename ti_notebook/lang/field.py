@@ -67,6 +67,7 @@ class Field:
         self._tree = None
         self._layout: FieldLayout | None = None
         self._view: np.ndarray | None = None
+        self._memory = None  # the tree's memory, kept for the device-copy check
         self.owner = None  # the vector/matrix field this is a component of, if any
 
     @property
@@ -86,6 +87,7 @@ class Field:
     # -- placement ---------------------------------------------------------------------
     def _bind(self, tree, layout: FieldLayout) -> None:
         self._tree = tree
+        self._memory = tree.memory
         self._layout = layout
         _live_trees.add(tree)
         strides = layout.strides
@@ -192,9 +194,8 @@ class Field:
     def __getitem__(self, key):
         self._materialize()
         index = self._index(key)
-        memory = self._tree.memory
-        if memory.device is not None:  # before_host_access, inlined: a hot path
-            memory.device.before_host_access(write=False)
+        if self._memory.device is not None:  # a CUDA copy: see runtime/memory.py
+            before_host_access(self._memory, write=False)
         if self._view is not None:
             return self._view[index].item()
         return self._element(index)[()].item()
@@ -208,9 +209,8 @@ class Field:
             value = _integral_from_float(value, self.dtype, self.label)
         from ti_notebook.lang import sparse
 
-        memory = self._tree.memory
-        if memory.device is not None:  # before_host_access, inlined: a hot path
-            memory.device.before_host_access(write=True)
+        if self._memory.device is not None:
+            before_host_access(self._memory, write=True)
         if self._view is not None:
             self._view[index] = value
             return
@@ -224,7 +224,8 @@ class Field:
 
     def fill(self, value) -> None:
         self._materialize()
-        before_host_access(self._tree.memory, write=True)
+        if self._memory.device is not None:
+            before_host_access(self._memory, write=True)
         if self._view is not None:
             self._view[...] = value
             return
@@ -237,7 +238,8 @@ class Field:
 
     def to_numpy(self, dtype=None) -> np.ndarray:
         self._materialize()
-        before_host_access(self._tree.memory, write=False)
+        if self._memory.device is not None:
+            before_host_access(self._memory, write=False)
         if self._view is not None:
             return np.array(self._view, dtype=dtype, copy=True)
         values = self._flat_view()[self._layout.addresses() // self.dtype.size]
@@ -251,7 +253,8 @@ class Field:
                 f"from_numpy: array of shape {array.shape} does not match field "
                 f"'{self.name}' of shape {self.shape}"
             )
-        before_host_access(self._tree.memory, write=True)
+        if self._memory.device is not None:
+            before_host_access(self._memory, write=True)
         if self._view is not None:
             self._view[...] = array
             return
