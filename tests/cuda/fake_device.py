@@ -44,12 +44,15 @@ FAKE_STATUS = CudaStatus(
 )
 
 
+_IR_FOR_PTX: dict[bytes, str] = {}  # the optimised IR each PTX text was made from
+
+
 class FakeContext:
     """Device memory and launches, recorded in ``calls`` as (method, details...)."""
 
     def __init__(self) -> None:
         self.buffers: dict[int, np.ndarray] = {}
-        self.ir_for_ptx: dict[bytes, str] = {}
+        self.ir_for_ptx = _IR_FOR_PTX  # every fake's: a cache hit may come from another
         self.calls: list[tuple] = []
 
     def count(self, method: str) -> int:

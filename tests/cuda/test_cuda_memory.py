@@ -87,6 +87,7 @@ def test_a_sparse_tree_moves_only_pages_that_hold_data():
     tree = cuda_memory.attach(host, context)
     cuda_memory.before_launch([tree])
     assert committed_bytes(host) == 2 * PAGE  # looking for zero pages commits none
+    assert host.resident_bytes() == 2 * PAGE  # nor maps the untouched ones
     assert (device_bytes(context, tree) == host.buffer).all()  # zeros cleared, not copied
     uploaded = sum(call[2] for call in context.calls if call[0] == "upload")
     assert uploaded == 2 * PAGE
@@ -97,6 +98,25 @@ def test_a_sparse_tree_moves_only_pages_that_hold_data():
     tree.before_host_access(write=False)
     assert (host.buffer == device).all()
     assert committed_bytes(host) == 2 * PAGE  # pages 40 and 50; page 10 handed back
+    host.free()
+
+
+@pytest.mark.parametrize("swapping", [False, True])
+def test_pages_that_may_hold_data(monkeypatch, swapping):
+    monkeypatch.setattr(cuda_memory, "swap_in_use", lambda: swapping)
+    host = allocate_tree(8 * PAGE + 5, huge_pages=False)
+    host.buffer[3 * PAGE] = 1
+    host.buffer[8 * PAGE + 4] = 0  # written, though zero: touched
+    assert cuda_memory.touched_pages(host).tolist() == [0, 0, 0, 1, 0, 0, 0, 0, 1]
+    assert cuda_memory.nonzero_pages(host).tolist() == [0, 0, 0, 1, 0, 0, 0, 0, 0]
+    host.free()
+
+
+def test_without_the_page_map_every_page_is_looked_at(monkeypatch):
+    monkeypatch.setattr(cuda_memory, "swap_in_use", lambda: True)
+    monkeypatch.setattr(cuda_memory, "swapped_pages", lambda address, pages: None)
+    host = allocate_tree(3 * PAGE, huge_pages=False)
+    assert cuda_memory.touched_pages(host).all()
     host.free()
 
 

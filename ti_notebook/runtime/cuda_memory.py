@@ -18,10 +18,12 @@ So a loop of kernel launches moves no data, and reading a field after it moves i
 tree once. ``ti.sync()`` waits for the device; data moves only when the host touches it.
 
 Sparse trees (``pointer``, ``bitmasked``) are reserved lazily on the host: only written
-pages cost memory. Their copies skip pages of zeros both ways (an upload clears the
-device copy and copies the non-zero pages; a download writes the non-zero pages and
-hands zero pages back to the OS), so a large, mostly empty grid stays small on the host.
-The device copy itself is the tree's full size (no device-side pool yet).
+pages cost memory. Their copies skip pages of zeros both ways: an upload clears the
+device copy and copies the non-zero pages, looking only at pages the host ever touched
+(``mincore``; with swap in use, ``/proc/self/pagemap`` adds the swapped-out ones), since
+reading an untouched page would map it; a download writes the non-zero pages and hands
+zero pages back to the OS. So a large, mostly empty grid stays small on the host. The
+device copy itself is the tree's full size (no device-side pool yet).
 
     >>> import numpy as np
     >>> flags = np.array([0, 0, 1, 1, 0, 1], dtype=bool)
@@ -33,6 +35,7 @@ The device copy itself is the tree's full size (no device-side pool yet).
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Iterable
 
@@ -88,6 +91,58 @@ def nonzero_spans(flags: np.ndarray, merge_gap: int = MERGE_GAP_PAGES) -> list[t
     return spans
 
 
+def swap_in_use() -> bool:
+    """Whether the system swaps (then a page not in memory may still hold data)."""
+    try:
+        with open("/proc/swaps") as swaps:
+            return len(swaps.read().splitlines()) > 1
+    except OSError:
+        return True  # cannot tell: assume it does
+
+
+def swapped_pages(address: int, pages: int) -> np.ndarray | None:
+    """One bool per page from ``address``: swapped out (``/proc/self/pagemap`` bit 62);
+    None where the page map cannot be read."""
+    try:
+        fd = os.open("/proc/self/pagemap", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        raw = os.pread(fd, 8 * pages, address // PAGE * 8)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(raw) != 8 * pages:
+        return None
+    return (np.frombuffer(raw, dtype=np.uint64) >> np.uint64(62) & np.uint64(1)).astype(bool)
+
+
+def touched_pages(tree: TreeMemory) -> np.ndarray:
+    """The tree's pages that may hold data: in memory or swapped out (all of them when
+    that cannot be told); the others were never written, so they hold zeros."""
+    pages = -(-tree.nbytes // PAGE)
+    resident = tree.resident_pages()
+    if resident is None:
+        return np.ones(pages, dtype=bool)
+    resident = resident[:pages]
+    if swap_in_use():
+        swapped = swapped_pages(tree.address, pages)
+        if swapped is None:
+            return np.ones(pages, dtype=bool)
+        resident |= swapped
+    return resident
+
+
+def nonzero_pages(tree: TreeMemory) -> np.ndarray:
+    """``page_flags`` of the tree's bytes, reading only the pages it touched."""
+    flags = np.zeros(-(-tree.nbytes // PAGE), dtype=bool)
+    for start, end, touched in runs(touched_pages(tree)):
+        if touched:
+            flags[start:end] = page_flags(tree.buffer[start * PAGE : end * PAGE])
+    return flags
+
+
 class DeviceTree:
     """A tree's device copy: ``address`` (device memory of ``nbytes``) and the flags.
 
@@ -126,7 +181,7 @@ class DeviceTree:
             self.context.upload(self.address, tree.address, self.nbytes)
         else:
             self.context.memset(self.address, 0, self.nbytes)
-            for start, end in nonzero_spans(page_flags(tree.buffer)):
+            for start, end in nonzero_spans(nonzero_pages(tree)):
                 begin, stop = start * PAGE, min(end * PAGE, self.nbytes)
                 self.context.upload(self.address + begin, tree.address + begin, stop - begin)
         self.host_newer = False

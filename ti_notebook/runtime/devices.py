@@ -1,7 +1,7 @@
 """Which accelerators this process can use (``runtime/cuda_driver.py`` looks, once).
 
-    >>> cuda_available() == (cuda_unavailable_reason() is None)
-    True
+>>> cuda_available() == (cuda_unavailable_reason() is None)
+True
 """
 
 from __future__ import annotations

@@ -134,11 +134,15 @@ class TreeMemory:
 
     def resident_bytes(self) -> int:
         """Bytes of the region the OS has actually committed (``mincore``)."""
-        pages = self.reserved // PAGE
-        vec = (ctypes.c_ubyte * pages)()
+        pages = self.resident_pages()
+        return -1 if pages is None else int(np.count_nonzero(pages)) * PAGE
+
+    def resident_pages(self) -> np.ndarray | None:
+        """One bool per page of the region: in memory (``mincore``); None if unknown."""
+        vec = (ctypes.c_ubyte * (self.reserved // PAGE))()
         if _libc.mincore(self.address, self.reserved, vec) != 0:
-            return -1
-        return int(np.count_nonzero(np.frombuffer(vec, dtype=np.uint8) & 1)) * PAGE
+            return None
+        return (np.frombuffer(vec, dtype=np.uint8) & 1).astype(bool)
 
     def free(self) -> None:
         if self.alive:
