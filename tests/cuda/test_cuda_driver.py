@@ -10,6 +10,7 @@ installed (the call would then reach it); the error mapping needs no driver at a
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import pytest
 
@@ -105,6 +106,40 @@ def test_memory_calls_take_plain_int_addresses():
     ):
         with pytest.raises(pathfinder.DynamicLibNotFoundError):
             call(*args)
+
+
+def _context_without_init() -> cuda_driver.CudaContext:
+    """A context whose calls go straight to cuda-python (no cuInit, nothing retained)."""
+    context = object.__new__(cuda_driver.CudaContext)
+    context.driver = driver
+    context._threads = threading.local()
+    context._threads.current = True
+    context.handle = driver.CUcontext()
+    return context
+
+
+CONTEXT_CALLS = {
+    "alloc": lambda c: c.alloc(64, "a test buffer"),
+    "upload": lambda c: c.upload(0x7F00_0000_0000, ctypes.addressof(ctypes.c_int64()), 8),
+    "download": lambda c: c.download(ctypes.addressof(ctypes.c_int64()), 0x7F00_0000_0000, 8),
+    "memset": lambda c: c.memset(0x7F00_0000_0000, 0, 8),
+    "synchronize": lambda c: c.synchronize(),
+    "load_module": lambda c: c.load_module(b"// PTX\n.version 7.8\n", "k"),
+    "function": lambda c: c.function(driver.CUmodule(), "k_task0", "k"),
+    "allow_dynamic_shared": lambda c: c.allow_dynamic_shared(driver.CUfunction(), 65536, "k"),
+    "launch": lambda c: c.launch(driver.CUfunction(), 16, 128, 0, KernelParams([1]).address, "k"),
+    "event": lambda c: c.event(),
+    "record": lambda c: c.record(driver.CUevent()),
+    "elapsed_ms": lambda c: c.elapsed_ms(driver.CUevent(), driver.CUevent()),
+    "make_current": lambda c: (setattr(c._threads, "current", False), c.make_current()),
+}
+
+
+@without_driver
+@pytest.mark.parametrize("name", sorted(CONTEXT_CALLS))
+def test_every_context_call_passes_arguments_cuda_python_accepts(name):
+    with pytest.raises(pathfinder.DynamicLibNotFoundError):
+        CONTEXT_CALLS[name](_context_without_init())
 
 
 def test_log_text_stops_at_the_terminating_nul():
