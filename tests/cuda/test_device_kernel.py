@@ -338,3 +338,21 @@ def test_a_kernel_that_only_reads_a_field_leaves_the_host_copy_current(fake):
     assert (y.to_numpy() == 4.0).all() and x_copy.downloads == 0
     (launch,) = double_into_y.stages()["report"]["launches"]
     assert len(launch["written_trees"]) == 1  # a slot: y's tree, of the two it uses
+
+
+def test_a_kernel_that_deactivates_cells(fake):
+    x = ti.field(ti.f32)
+    block = ti.root.pointer(ti.i, 8)
+    block.dense(ti.i, 4).place(x)
+    for i in range(32):
+        x[i] = 1.0
+
+    @ti.kernel
+    def drop_odd_blocks():
+        for b in range(8):
+            if b % 2 == 1:
+                ti.deactivate(block, [b])
+
+    drop_odd_blocks()
+    assert active_cells(block) == [0, 2, 4, 6]
+    assert x.to_numpy().tolist() == ([1.0] * 4 + [0.0] * 4) * 4
