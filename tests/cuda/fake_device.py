@@ -99,6 +99,9 @@ class FakeContext:
         self.calls.append(("load_module", kernel))
         return SimtModule(self.ir_for_ptx[ptx])
 
+    def unload_module(self, module: SimtModule) -> None:
+        self.calls.append(("unload_module",))
+
     def function(self, module: SimtModule, name: str, kernel: str):
         return module.kernel(name)
 

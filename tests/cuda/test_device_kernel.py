@@ -356,3 +356,35 @@ def test_a_kernel_that_deactivates_cells(fake):
     drop_odd_blocks()
     assert active_cells(block) == [0, 2, 4, 6]
     assert x.to_numpy().tolist() == ([1.0] * 4 + [0.0] * 4) * 4
+
+
+def test_the_profiler_does_not_guess_a_sparse_loops_iterations(monkeypatch):
+    ti.init(arch=ti.cpu, offline_cache=False, kernel_profiler=True)
+    use_fake_device(monkeypatch)
+    s = ti.field(ti.f32)
+    ti.root.pointer(ti.i, 16).dense(ti.i, 32).place(s)
+    s[0] = s[100] = 1.0
+
+    @ti.kernel
+    def bump():
+        for i in s:
+            s[i] += 1
+
+    bump()
+    (event,) = [e for e in ti.profiler.launches() if e.kernel == "bump"]
+    assert [(t.kind, t.iterations, t.bytes) for t in event.tasks] == [("struct_for", None, None)]
+    assert s[100] == 2.0
+
+
+def test_a_module_is_shared_while_used_and_unloaded_after(monkeypatch, tmp_path):
+    ti.init(arch=ti.cpu, offline_cache_file_path=str(tmp_path))
+    fake = use_fake_device(monkeypatch)
+    x = ti.field(ti.f32, shape=8)
+    kernels = [_make_saxpy(x, x) for _ in range(2)]  # a miss, then a hit: the same PTX
+    for kernel in kernels:
+        kernel(1.0)
+    assert fake.count("load_module") == 1
+    del kernels, kernel
+    ti.reset()
+    gc.collect()
+    assert fake.count("unload_module") == 1

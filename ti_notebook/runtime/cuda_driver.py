@@ -24,6 +24,7 @@ import ctypes
 import dataclasses
 import functools
 import threading
+import weakref
 from collections.abc import Sequence
 
 from ti_notebook.codegen.nvptx_target import CudaDevice
@@ -176,6 +177,16 @@ def launch_kernel(function, grid: int, block: int, shared_bytes: int, params: in
     check(returned, f"launching {grid} block(s) of {block} thread(s)", kernel)
 
 
+class LoadedModule:
+    """A module loaded through ``context`` (``handle``), unloaded when nothing holds it:
+    the kernels launched from it keep it, so re-running a cell that recompiles a kernel
+    does not keep every old module on the GPU."""
+
+    def __init__(self, context, ptx: bytes, kernel: str) -> None:
+        self.handle = context.load_module(ptx, kernel)
+        weakref.finalize(self, context.unload_module, self.handle)
+
+
 # -- the context ----------------------------------------------------------------------------
 class CudaContext:
     """Device 0's primary context, and the runtime's driver calls on it.
@@ -245,6 +256,14 @@ class CudaContext:
         if result != _SUCCESS:
             raise error_for(result, "loading its PTX", kernel, log_text(errors))
         return module
+
+    def unload_module(self, module) -> None:
+        """Unloads a module; a driver already shut down (interpreter exit) is ignored."""
+        try:
+            self.make_current()
+            self.driver.cuModuleUnload(module)
+        except Exception:  # at exit cuda-python may be half torn down
+            pass
 
     def function(self, module, name: str, kernel: str):
         self.make_current()

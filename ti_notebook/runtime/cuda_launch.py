@@ -81,7 +81,7 @@ class DeviceTask:
     block: int
     shared_bytes: int
     checks_errors: bool
-    iterations: int | None
+    iterations: int | None  # for the profiler: None where not exactly known
 
 
 @dataclasses.dataclass
@@ -97,9 +97,10 @@ class ArraySlot:
 
 
 class DeviceKernel(CompiledKernel):
-    """A kernel compiled for CUDA, loaded on the device (``module``: its CUmodule, or
-    None when it has no task), launched through ``context`` (``cuda_driver``'s, or a
-    test's fake with the same methods)."""
+    """A kernel compiled for CUDA, loaded on the device (``module``: its
+    ``cuda_driver.LoadedModule``, kept while the kernel lives; None when it has no
+    task), launched through ``context`` (``cuda_driver``'s, or a test's fake with the
+    same methods)."""
 
     def __init__(
         self,
@@ -115,7 +116,7 @@ class DeviceKernel(CompiledKernel):
         super().__init__(
             name, 0, layout, return_type, [], artifact.asserts, artifact.tree_slots, None
         )
-        self.context = context
+        self.context, self.module = context, module
         self.about = KernelProfile(name, name, DEVICE_NAME, ())
         self.vprintf = bool(artifact.prints)
         self.allocations: list[int] = []  # freed with the kernel
@@ -150,7 +151,7 @@ class DeviceKernel(CompiledKernel):
         return address
 
     def resolve(self, launch: dict, module, device: CudaDevice) -> DeviceTask:
-        function = self.context.function(module, launch["kernel"], self.name)
+        function = self.context.function(module.handle, launch["kernel"], self.name)
         shared = int(launch.get("shared_bytes") or 0)
         if shared > device.shared_memory_per_block:  # above 48 KB a kernel opts in
             self.context.allow_dynamic_shared(function, shared, self.name)
@@ -162,7 +163,7 @@ class DeviceKernel(CompiledKernel):
             int(launch["block_dim"]),
             shared,
             bool(launch.get("checks_errors")),
-            launch.get("iterations"),
+            launch.get("iterations") if launch.get("iterations_exact") else None,
         )
 
     # -- one launch (CompiledKernel.launch packed the context and holds the lock) -------

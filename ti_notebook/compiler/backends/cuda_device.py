@@ -6,7 +6,9 @@ code for that target: PTX is forward compatible, the driver compiles it for the 
 its SM count, threads and blocks per SM and shared memory, read through
 ``runtime/cuda_driver.py``. Each launch-table entry also gets ``written_trees``: the
 tree slots its task stores into (None when a store's target is not traced back to a
-tree), so a kernel that only reads a field does not make the host download it again.
+tree), so a kernel that only reads a field does not make the host download it again,
+and ``iterations_exact`` (false for a sparse struct-for, which visits the active cells
+of its range only), so the profiler reports no guessed iteration counts.
 ``start`` makes the CUDA context; ``launchable`` loads the
 PTX (once per distinct PTX text; the driver's JIT cache keeps the machine code it
 compiles across processes, so the offline cache stores PTX only) and gives a
@@ -23,6 +25,7 @@ compiles across processes, so the offline cache stores PTX only) and gives a
 from __future__ import annotations
 
 import hashlib
+import weakref
 
 from ti_notebook.compiler.backends.base import Artifact
 from ti_notebook.compiler.backends.cuda import CudaBackend
@@ -31,7 +34,7 @@ from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.runtime import cuda_driver
-from ti_notebook.runtime.cuda_driver import CudaStatus
+from ti_notebook.runtime.cuda_driver import CudaStatus, LoadedModule
 from ti_notebook.runtime.cuda_launch import DeviceKernel
 from ti_notebook.runtime.launch import ArgLayout
 
@@ -105,7 +108,8 @@ class CudaDeviceBackend(CudaBackend):
         super().__init__(device=status.device(target_capability(status.compute_capability)))
         self.status = status
         self._context = context
-        self._modules: dict[str, object] = {}  # PTX hash -> CUmodule
+        # PTX hash -> its module while a kernel uses it (then it is unloaded)
+        self._modules: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
     @property
     def context(self):
@@ -126,14 +130,18 @@ class CudaDeviceBackend(CudaBackend):
             task = next(tasks) if launch["kind"] != "snapshot" else None
             slots = [] if task is None else written_tree_slots(task, artifact.tree_slots)
             launch["written_trees"] = slots
+            # a sparse struct-for visits the active cells only: fewer than its range
+            sparse = task is not None and task.kind == "struct_for"
+            sparse = sparse and task.field.layout().is_sparse
+            launch["iterations_exact"] = launch["iterations"] is not None and not sparse
         return text, artifact
 
-    def module_for(self, artifact: Artifact, kernel: str):
+    def module_for(self, artifact: Artifact, kernel: str) -> LoadedModule:
         """The loaded module of an artifact's PTX (loaded once per distinct text)."""
         key = hashlib.sha256(artifact.code).hexdigest()
         module = self._modules.get(key)
         if module is None:
-            module = self._modules[key] = self.context.load_module(artifact.code, kernel)
+            module = self._modules[key] = LoadedModule(self.context, artifact.code, kernel)
         return module
 
     def launchable(
