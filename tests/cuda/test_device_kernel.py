@@ -388,3 +388,18 @@ def test_a_module_is_shared_while_used_and_unloaded_after(monkeypatch, tmp_path)
     ti.reset()
     gc.collect()
     assert fake.count("unload_module") == 1
+
+
+def test_re_running_a_cell_keeps_device_memory_flat(fake):
+    live = []
+    for run in range(12):
+        x = ti.field(ti.f32, shape=4096)  # a re-run cell: a new field, a new kernel
+        saxpy = _make_saxpy(x, x)
+        saxpy(2.0)
+        del x, saxpy
+        gc.collect()
+        live.append(len(fake.buffers))
+        if run == 1:
+            loaded = fake.count("load_module") - fake.count("unload_module")
+    assert live[-1] == live[1], live
+    assert fake.count("load_module") - fake.count("unload_module") <= loaded
