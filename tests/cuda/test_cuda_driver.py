@@ -99,7 +99,7 @@ def test_jit_log_options_are_accepted_by_cuModuleLoadDataEx():
 @without_driver
 def test_memory_calls_take_plain_int_addresses():
     for call, args in (
-        (driver.cuMemcpyHtoD, (0x7F00_0000_0000, ctypes.addressof(ctypes.c_int64()), 8)),
+        (driver.cuMemcpyHtoDAsync, (0x7F00_0000_0000, ctypes.addressof(ctypes.c_int64()), 8, 0)),
         (driver.cuMemcpyDtoH, (ctypes.addressof(ctypes.c_int64()), 0x7F00_0000_0000, 8)),
         (driver.cuMemsetD8, (0x7F00_0000_0000, 0, 8)),
         (driver.cuMemFree, (0x7F00_0000_0000,)),

@@ -230,8 +230,12 @@ class CudaContext:
             pass
 
     def upload(self, device_address: int, host_address: int, nbytes: int) -> None:
+        """Host → device in stream order: the host bytes are staged before this returns
+        (free to change), and the copy runs after the kernels launched before it, so
+        the host does not wait for them (``cuMemcpyHtoD`` would)."""
         self.make_current()
-        check(self.driver.cuMemcpyHtoD(device_address, host_address, nbytes), "copying to GPU")
+        returned = self.driver.cuMemcpyHtoDAsync(device_address, host_address, nbytes, 0)
+        check(returned, "copying to GPU")
 
     def download(self, host_address: int, device_address: int, nbytes: int) -> None:
         self.make_current()

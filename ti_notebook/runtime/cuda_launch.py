@@ -19,7 +19,8 @@
    launcher's code raises the error or reads the return value.
 
 Launches are asynchronous unless something comes back (a return value, a checked
-error, a written ndarray, a field the host then reads). ``print`` goes through
+error, a written ndarray, a field the host then reads): uploads are stream-ordered
+(``CudaContext.upload``), so a loop of launches does not wait for the GPU. ``print`` goes through
 ``vprintf``: a kernel that prints is waited for and the driver's output is flushed at
 the end of its launch, so lines appear in the cell that ran it. With the kernel
 profiler on, CUDA events time each task on the GPU.
