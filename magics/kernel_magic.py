@@ -37,6 +37,7 @@ from ti_notebook.magics.cell_errors import (
 from ti_notebook.magics.layout_option import layout_views
 from ti_notebook.magics.profile import SWITCHED_ON, CellProfile
 from ti_notebook.magics.report import (
+    CUDA_STAGES,
     STAGES,
     deferred_line,
     stage_bundle,
@@ -66,7 +67,8 @@ class KernelMagics(Magics):
         choices=["cpu", "cuda"],
         help="run ti.init(arch=...) first if the session uses another arch (this frees the "
         "fields made before); cuda falls back to cpu with a warning when there is no CUDA "
-        "device.",
+        "device (ti.init(arch=ti.cuda, cuda_sim=True) runs CUDA code on the SIMT emulator). "
+        "--show ptx and --show resources compile for CUDA in any case.",
     )
     @argument(
         "--show",
@@ -173,7 +175,7 @@ class KernelMagics(Magics):
             if not args.quiet:
                 report = kernel_stages["report"] if kernel_stages is not None else None
                 print(summary_line(name, report) if report is not None else deferred_line(name))
-        self._show([s for s in args.show if s != "layout"], stages)
+        self._show([s for s in args.show if s != "layout"], stages, run.kernels)
         if "layout" in args.show:
             self._show_layouts(run.kernels, stages)
         if profile is not None:
@@ -217,6 +219,23 @@ class KernelMagics(Magics):
                 lines = internal_error_lines(error, name, where)
             raise cell_error(error, lines) from None
 
+    def _cuda_stages(self, name: str, kernel):
+        """The kernel's stages compiled for CUDA (sm_90), whatever the session's arch."""
+        examples = [_example(p) for p in kernel.parameters]
+        if None in examples:
+            print(
+                f"{name}: no CUDA stages: its template parameters need example arguments "
+                f'(kernel.stages(x, arch="cuda"))',
+                file=sys.stderr,
+            )
+            return {}
+        try:
+            return kernel.stages(*examples, arch="cuda")
+        except ti.errors.TiError as error:
+            if debug_enabled():
+                raise
+            raise cell_error(error, ti_error_lines(error, self._place)) from None
+
     def _tune(self, kernels: dict, options: list):
         try:
             return tune_cell(kernels, options)
@@ -225,14 +244,20 @@ class KernelMagics(Magics):
                 raise
             raise cell_error(error, ti_error_lines(error, self._place)) from None
 
-    def _show(self, wanted: list[str], stages: dict) -> None:
+    def _show(self, wanted: list[str], stages: dict, kernels: dict) -> None:
         if wanted and not stages:
             print("--show: this cell defines no kernel", file=sys.stderr)
+        cuda_stages: dict[str, object] = {}
         for stage in dict.fromkeys(wanted):
             for name, kernel_stages in stages.items():
                 if kernel_stages is None:
                     print(f"{name}: no {stage} yet: it compiles at its first call", file=sys.stderr)
                     continue
+                if stage in CUDA_STAGES and stage not in kernel_stages:
+                    # a CPU session (no device): compile for CUDA too, no device needed
+                    if name not in cuda_stages:
+                        cuda_stages[name] = self._cuda_stages(name, kernels[name])
+                    kernel_stages = cuda_stages[name]
                 text = stage_text(kernel_stages, stage)
                 if text is None:
                     arch = ti.current_arch()
@@ -289,7 +314,7 @@ def _select_arch(arch: str | None) -> None:
         if not ti.is_initialized():
             ti.init(arch=arch)
         elif arch is not None:
-            wanted = ti.resolve_arch(arch)  # cuda -> cpu while it has no backend, warned
+            wanted = ti.resolve_arch(arch)  # cuda -> cpu without a device (warned once)
             if wanted != ti.current_arch():
                 ti.init(arch=wanted, **ti.init_options())
                 print(
@@ -298,3 +323,10 @@ def _select_arch(arch: str | None) -> None:
                 )
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
+    if arch == "cuda" and ti.current_arch() != "cuda" and not caught:
+        # ti.init warns once per process; a cell asking for CUDA hears it every time
+        print(
+            "warning: --arch cuda: no CUDA device here, the cell runs on the CPU "
+            "(ti.init(arch=ti.cuda, cuda_sim=True) runs CUDA code on the SIMT emulator)",
+            file=sys.stderr,
+        )

@@ -36,9 +36,13 @@ STAGES = (
     "llvm_optimized",
     "asm",
     "ptx",
+    "resources",  # CUDA: ptxas -v and the occupancy per block_dim
     "report",
     "layout",  # not a stage's text: the layout view (magics/layout_option.py)
 )
+
+# stages a CPU session shows by compiling the kernel for CUDA too (no device needed)
+CUDA_STAGES = ("ptx", "resources")
 
 _CACHE_TEXT = {
     "hit": "cache hit",

@@ -6,7 +6,8 @@ The target is what the kernel uses per thread and per block, from one of three p
   block), ``barriers=``, given directly;
 - **PTX text**: ``ptxas -v`` reports them for each entry function (one curve each), for
   the arch chosen; the archs offered are the PTX's ``.target`` and newer;
-- **a kernel**: its PTX (``ti_notebook.cuda_analysis.ptx_of``, which needs the CUDA backend).
+- **a kernel**: its PTX (``ti_notebook.cuda_analysis.ptx_of``: compiled for CUDA if the
+  session is not).
 
 Every point is :func:`ti_notebook.cuda_analysis.theoretical_occupancy` for one block_dim; nothing
 is recomputed here (DESIGN.md sections 4, 6).

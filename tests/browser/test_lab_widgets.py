@@ -40,29 +40,29 @@ def _menu(page, menu: str, item: str) -> None:
 
 
 def _run_cells(page) -> None:
-    """Runs every cell in order, each once its predecessor is done: click, Shift+Enter,
-    wait for its execution count. (Run All Cells from the menu now and then ran only
-    the first cell while the page was still settling its new kernel session.)"""
+    """Runs every cell in order, each once its predecessor is done. A keypress or click
+    that lands while the page re-renders is lost without a word (Run All Cells now and
+    then ran only the first cell), so each cell is started until its prompt shows it
+    started: Shift+Enter in the cell's editor, else Run → Run Selected Cell."""
     cells = page.locator(".jp-CodeCell")
     for k in range(cells.count()):
         cell = cells.nth(k)
-        prompt = cell.locator(".jp-InputPrompt")
-        for _attempt in range(3):
+        prompt = cell.locator(".jp-InputPrompt").element_handle()
+        for attempt in range(6):
             cell.locator(".jp-InputArea-editor").click()
-            page.keyboard.press("Shift+Enter")
+            if attempt % 2 == 0:
+                page.keyboard.press("Shift+Enter")
+            else:
+                _menu(page, "Run", "Run Selected Cell")
             try:
                 page.wait_for_function(
-                    "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)",
-                    arg=prompt.element_handle(),
-                    timeout=15_000,
+                    "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt, timeout=20_000
                 )
                 break
-            except Exception:  # playwright's TimeoutError: the keypress was lost
+            except Exception:  # playwright's TimeoutError: the request was lost
                 continue
         page.wait_for_function(
-            "p => /\\[\\d+\\]/.test(p.textContent)",
-            arg=prompt.element_handle(),
-            timeout=RUN_S * 1000,
+            "p => /\\[\\d+\\]/.test(p.textContent)", arg=prompt, timeout=RUN_S * 1000
         )
 
 

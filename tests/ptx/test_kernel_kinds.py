@@ -6,7 +6,7 @@ Each test builds one kernel in the test's CPU session, compiles it for CUDA with
 
 import numpy as np
 import pytest
-from ptx_helpers import check_kernel
+from ptx_helpers import check_kernel, entries, instructions
 
 import ti_notebook as ti
 
@@ -279,6 +279,27 @@ def test_a_struct_for_that_changes_activity_visits_a_snapshot_of_the_bits():
             x[(i + 8) % 128] = x[i] + 1  # activates cells the loop has not visited yet
 
     stages = check_kernel(grow)
-    snapshot, loop = stages["sm_80"]["report"].launches
-    assert (snapshot["kind"], loop["kind"]) == ("snapshot", "struct_for")
+    snapshot, clear, listing, loop = stages["sm_80"]["report"].launches
+    kinds = [launch["kind"] for launch in (snapshot, clear, listing, loop)]
+    assert kinds == ["snapshot", "list_clear", "list", "struct_for"]
     assert snapshot["iterations"] * 4 >= (16 + 128) // 8  # words of both levels' bits
+
+
+def test_a_sparse_struct_for_runs_over_a_list_of_active_blocks():
+    x = ti.field(ti.f32)
+    ti.root.pointer(ti.ij, 64).dense(ti.ij, 8).place(x)
+
+    @ti.kernel
+    def scale(k: ti.f32):
+        for i, j in x:
+            x[i, j] *= k
+
+    stages = check_kernel(scale, 2.0)
+    clear, listing, loop = stages["sm_80"]["report"].launches
+    assert (clear["kind"], clear["grid_dim"], clear["block_dim"]) == ("list_clear", 1, 1)
+    assert (listing["kind"], listing["iterations"]) == ("list", 64 * 64)  # a thread a block
+    assert loop["block_list"] and loop["block_dim"] == 64  # a thread per cell of a block
+    assert loop["grid_dim"] == 64 * 64 and loop["iterations"] == 512 * 512
+    kernels = entries(stages["sm_80"]["ptx"])
+    assert instructions(kernels[listing["kernel"]], "atom.global.add.u32")  # appending
+    assert "_blocks" in kernels[loop["kernel"]]  # the loop reads the list

@@ -177,8 +177,9 @@ def test_bad_targets_are_errors():
         occupancy(registers=32, arch="sm_75")
 
 
-@pytest.mark.cpu
-def test_a_kernel_without_ptx_says_the_cuda_backend_is_missing():
+@pytest.mark.ptx
+@pytest.mark.needs_ptxas
+def test_a_kernel_of_a_cpu_session_is_compiled_for_cuda_for_its_occupancy():
     x = ti.field(ti.f32, shape=8)
 
     @ti.kernel
@@ -186,8 +187,20 @@ def test_a_kernel_without_ptx_says_the_cuda_backend_is_missing():
         for i in x:
             x[i] = i
 
-    with pytest.raises(TiNotImplementedError, match="the CUDA backend is not merged yet"):
-        occupancy(fill)
+    view = occupancy(fill)
+    (series,) = view.data.series  # one task: one CUDA kernel
+    assert "fill" in series.name and view.data.source == "kernel" and series.registers > 0
+
+
+def test_something_that_does_not_compile_for_cuda_says_so():
+    class CpuOnly:
+        name = "saxpy"
+
+        def stages(self, *args, arch=None):
+            return {"asm": "..."}
+
+    with pytest.raises(TiNotImplementedError, match="does not compile for CUDA"):
+        occupancy(CpuOnly())
 
 
 @pytest.mark.ptx

@@ -3,8 +3,10 @@
 The launch contract (what a launcher of this module must do, and what
 :attr:`NvptxModuleGenerator.launches` tells it):
 
-- every task ``k`` is ``define ptx_kernel void @<prefix>_task<k>(ptr %ctx)``; the tasks
-  run in order, one launch each, on one stream;
+- every task ``k`` is ``define ptx_kernel void @<prefix>_task<k>(ptr %ctx)``; a task may
+  have helper kernels before it (``<prefix>_task<k>_snapshot``, ``_list_clear``,
+  ``_list``: ``codegen/nvptx_sparse.py``); every kernel of ``launches`` runs once, in
+  order, on one stream;
 - ``ctx`` is the CPU's launch context (``codegen/common.py``: ``CTX_ROOTS``,
   ``CTX_TEMPS``, ``CTX_ERROR``..., arguments from ``CTX_ARGS`` as
   ``runtime/launch.py``'s ``ArgLayout`` packs them), in **device** memory: ``CTX_ROOTS``
@@ -12,15 +14,19 @@ The launch contract (what a launcher of this module must do, and what
   artifact's ``tree_slots``), ``CTX_TEMPS`` a device buffer of ``temps_bytes`` bytes
   (values the tasks pass each other), ndarray slots device pointers; ``CTX_INTERRUPT``
   and ``CTX_PROFILE`` are unused. A kernel's return value is at ``CTX_RETURN``, a failed
-  assert's code and arguments at ``CTX_ERROR`` (the launcher stops after a task with
+  assert's code and arguments at ``CTX_ERROR`` (the launcher stops after a kernel with
   ``checks_errors`` whose code is not 0, and raises as the CPU launcher does);
-- one entry of ``launches`` per task, in order: ``kernel`` (the symbol), ``kind``
-  (``serial``, ``range_for``, ``struct_for``), ``block_dim`` (``loop_config`` or 128,
-  at most 1024; 1 for serial tasks), ``iterations`` (when known while compiling, else
-  None), ``grid_dim`` (``min(SMs x 32 x 2, ceil(iterations / block_dim))``, the first
-  term alone when the count is not known; 1 for serial), ``shared_bytes`` (dynamic
-  shared memory), ``warp_reduction`` (its thread-local reductions use warp shuffles,
-  so ``block_dim`` must not change) and ``checks_errors``.
+- one entry of ``launches`` per kernel, in order: ``kernel`` (the symbol), ``kind``
+  (``serial``, ``range_for``, ``struct_for``; helpers: ``snapshot``, ``list_clear``,
+  ``list``), ``block_dim`` (``loop_config`` or 128, at most 1024; 1 for serial tasks; a
+  thread per cell of a block, in whole warps up to 128, for block-local storage and
+  sparse lists), ``iterations`` (when known while compiling, else None), ``grid_dim``
+  (``min(SMs x 32 x 2, ceil(iterations / block_dim))``, the first term alone when the
+  count is not known; a CUDA block per block for block-local storage and sparse lists;
+  1 for serial), ``shared_bytes`` (dynamic shared memory: past 48 KB the launcher
+  opts the kernel in with ``cuFuncSetAttribute``), ``block_local``, ``block_list``,
+  ``warp_reduction`` (its thread-local reductions use warp shuffles, so ``block_dim``
+  must stay a multiple of 32) and ``checks_errors``.
 
 ``print`` goes through ``vprintf``, so lines appear when the host synchronises.
 
@@ -52,6 +58,7 @@ from ti_notebook.codegen.module_base import ModuleGeneratorBase
 from ti_notebook.codegen.nvptx_bls import SHARED, cells_per_block, untyped
 from ti_notebook.codegen.nvptx_emitter import NvptxFunctionEmitter, device_scoped
 from ti_notebook.codegen.nvptx_reduce import is_reduction_atomic
+from ti_notebook.codegen.nvptx_sparse import SparseKernels
 from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.errors import TiValueError
 from ti_notebook.ir import nodes as ir
@@ -64,7 +71,7 @@ MAX_BLOCK_DIM = 1024
 WARP = 32
 
 
-class NvptxModuleGenerator(ModuleGeneratorBase):
+class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
     """Builds the NVPTX module of one specialised kernel, and its launch table."""
 
     def __init__(
@@ -90,16 +97,29 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
         for k, task in enumerate(self.kernel.tasks()):
             name = f"{self.prefix}_task{k}"
             snapshot = self.snapshot_kernel(task, name) if task.snapshot is not None else None
-            block_dim = self.block_dim(task)
-            emitter = NvptxFunctionEmitter(self, self.kernel_function(name), task, block_dim)
-            if snapshot is not None:  # read the bits from the copy: copy - start + offset
-                back = ll.Constant(c.I64, -task.snapshot[0])
-                base = emitter.entry_builder.gep(snapshot, [back], source_etype=c.I8)
-                emitter.snapshot = (task.field.layout().tree_id, base)
+            listing = self.block_list(task, name, snapshot)
+            block_dim = self.block_dim(task, listing)
+            emitter = self.task_emitter(name, task, block_dim, snapshot)
+            emitter.block_list = listing
             emitter.emit_task()
             self.launches.append(self.launch_entry(name, task, block_dim, emitter))
         self.reflect_flags()
         return device_scoped(str(self.module))
+
+    def task_emitter(
+        self, name: str, task: ir.OffloadedStmt, block_dim: int, snapshot: ll.Value | None
+    ) -> NvptxFunctionEmitter:
+        """An emitter for kernel ``name`` of ``task``, reading activity bits from the
+        ``snapshot`` copy when there is one."""
+        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), name)
+        fn.calling_convention = "ptx_kernel"
+        fn.args[0].add_attribute("noalias")
+        emitter = NvptxFunctionEmitter(self, fn, task, block_dim)
+        if snapshot is not None:  # the copy stands for the tree's bytes from start on
+            back = ll.Constant(c.I64, -task.snapshot[0])
+            base = emitter.entry_builder.gep(snapshot, [back], source_etype=c.I8)
+            emitter.snapshot = (task.field.layout().tree_id, base)
+        return emitter
 
     def reflect_flags(self) -> None:
         """libdevice asks ``__nvvm_reflect("__CUDA_FTZ")`` whether to flush denormals to
@@ -114,15 +134,17 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
         self.module.add_named_metadata("llvm.module.flags", flag)
 
     # -- the launch table --------------------------------------------------------------
-    def block_dim(self, task: ir.OffloadedStmt) -> int:
+    def block_dim(self, task: ir.OffloadedStmt, listing) -> int:
         if task.kind == "serial":
             return 1
         asked = int(task.config.get("block_dim") or 0)
         if not asked:
-            cells = cells_per_block(task)
+            # a CUDA block per block (block-local storage, a sparse list's entries): a
+            # thread per cell, whole warps, at most 128
+            cells = listing.span if listing is not None else cells_per_block(task)
             if cells is None:
                 asked = DEFAULT_BLOCK_DIM
-            else:  # block-local storage: a thread per cell, whole warps, at most 128
+            else:
                 asked = min(-(-cells // WARP) * WARP, DEFAULT_BLOCK_DIM)
         return min(asked, MAX_BLOCK_DIM)
 
@@ -136,7 +158,9 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
         if task.kind != "serial":
             grid = self.device.saturating_grid
             per_block = 1 if emitter.shared is not None else block_dim
-            if iterations is not None:
+            if emitter.block_list is not None:  # at most a CUDA block per listed block
+                grid = min(grid, emitter.block_list.blocks)
+            elif iterations is not None:
                 grid = max(1, min(grid, math.ceil(iterations / per_block)))
         shared = emitter.shared
         if shared is not None and shared.total > self.device.shared_memory_opt_in:
@@ -156,6 +180,7 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
             "grid_dim": grid,
             "shared_bytes": shared.total if shared is not None and shared.dynamic else 0,
             "block_local": shared is not None,
+            "block_list": emitter.block_list is not None,
             "warp_reduction": emitter.warp_reduction and bool(self.reductions(task)),
             "checks_errors": any(isinstance(s, ir.AssertStmt) for s in task.walk_all()),
         }
@@ -174,53 +199,6 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
         buffer.linkage = "external"
         buffer.align = 16
         return untyped(buffer)
-
-    def kernel_function(self, name: str) -> ll.Function:
-        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), name)
-        fn.calling_convention = "ptx_kernel"
-        fn.args[0].add_attribute("noalias")
-        return fn
-
-    def snapshot_kernel(self, task: ir.OffloadedStmt, name: str) -> ll.GlobalVariable:
-        """A kernel copying the activity bits ``task`` visits by into a device buffer,
-        launched just before it (the CPU copies them as the task starts); returns the
-        buffer."""
-        start, size = task.snapshot
-        word, width = (c.I32, 4) if size % 4 == 0 else (c.I8, 1)
-        copy_type = ll.ArrayType(word, size // width)
-        copy = ll.GlobalVariable(self.module, copy_type, f"{name}_bits", addrspace=1)
-        copy.linkage = "internal"
-        copy.initializer = ll.Constant(copy_type, None)
-        copy.align = 16
-        copy = untyped(copy)
-        copier = NvptxFunctionEmitter(self, self.kernel_function(f"{name}_snapshot"), task, 128)
-        b = copier.b
-        root = copier.root(task.field.layout().tree_id)
-        source = b.gep(root, [ll.Constant(c.I64, start)], source_etype=c.I8)
-        tid, block, threads = (copier.sreg(n) for n in ("tid", "ctaid", "ntid"))
-
-        def copy_word(k: ll.Value) -> None:
-            value = b.load(b.gep(source, [k], source_etype=word), typ=word)
-            b.store(value, b.gep(copy, [k], source_etype=word))
-
-        first = b.add(b.mul(block, threads), tid)
-        stride = b.mul(threads, copier.sreg("nctaid"))
-        copier.strided_from(first, stride, ll.Constant(c.I32, size // width), copy_word)
-        copier.finish()
-        self.launches.append(
-            {
-                "kernel": f"{name}_snapshot",
-                "kind": "snapshot",
-                "block_dim": 128,
-                "iterations": size // width,
-                "grid_dim": max(1, min(self.device.saturating_grid, -(-size // width // 128))),
-                "shared_bytes": 0,
-                "block_local": False,
-                "warp_reduction": False,
-                "checks_errors": False,
-            }
-        )
-        return copy
 
 
 _FOLDABLE = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "max": max, "min": min}

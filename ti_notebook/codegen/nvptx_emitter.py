@@ -38,7 +38,8 @@ from ti_notebook.codegen.nvptx_bls import SHARED, BlockLocalStorage, SharedMemor
 from ti_notebook.codegen.nvptx_math import NvptxMath
 from ti_notebook.codegen.nvptx_print import DevicePrint
 from ti_notebook.codegen.nvptx_reduce import WarpReduction, is_reduction_atomic
-from ti_notebook.errors import TiInternalError
+from ti_notebook.codegen.nvptx_sparse import ListedBlocks
+from ti_notebook.errors import SourcePos, TiInternalError
 from ti_notebook.ir import nodes as ir
 
 GLOBAL = ll.PointerType(addrspace=1)
@@ -108,7 +109,7 @@ class WrittenMemory:
 
 
 class NvptxFunctionEmitter(
-    BlockLocalStorage, WarpReduction, DevicePrint, NvptxMath, FunctionEmitter
+    ListedBlocks, BlockLocalStorage, WarpReduction, DevicePrint, NvptxMath, FunctionEmitter
 ):
     """Emits ``task`` into the kernel ``fn`` (whose one argument is ctx)."""
 
@@ -123,12 +124,14 @@ class NvptxFunctionEmitter(
         limit = module_gen.device.shared_memory_per_block
         self.shared = SharedMemoryPlan.of_task(task, limit)
         self.shared_arrays: list[ll.GlobalVariable] = []
+        self.block_list = None  # a sparse struct-for's list of active blocks (nvptx_sparse.py)
 
     def stmt(self, stmt: ir.Stmt) -> None:
         self.current = stmt
         super().stmt(stmt)
 
-    def current_pos(self):
+    def current_pos(self) -> SourcePos | None:
+        """Where the statement being emitted came from (for compile errors)."""
         return self.current.pos if self.current is not None else None
 
     def sreg(self, name: str) -> ll.Value:
@@ -143,7 +146,10 @@ class NvptxFunctionEmitter(
             self.block(task.body)
         else:
             self.block(task.prologue)
-            self.grid_stride_loop(task)
+            if self.block_list is not None:
+                self.listed_blocks_loop(self.block_list)
+            else:
+                self.grid_stride_loop(task)
             self.end_random_loop()
             self.block(task.epilogue)
         self.finish()

@@ -3,10 +3,11 @@
 The target machine is made once per compute capability (``sm_80``, ``sm_90``...), with
 PTX ISA 7.8 (``+ptx78``: loadable by every driver from CUDA 11.8 on). Transcendental
 math calls libdevice's ``__nv_*`` functions (``codegen/nvptx_math.py``): a module that
-calls any is linked with libdevice here, whose bitcode is parsed once per process and
-copied for each link, then everything but the kernels becomes internal, so the O3
-pipeline keeps only what the kernels use and resolves ``__nvvm_reflect`` from the
-module flag ``nvvm-reflect-ftz``.
+calls any is linked with the part of libdevice those functions need (the bitcode is
+parsed once per process, and the part for a set of functions cut out once: a kernel's
+compile then costs tens of ms more, not 150), then everything but the kernels becomes
+internal, and the O3 pipeline resolves ``__nvvm_reflect`` from the module flag
+``nvvm-reflect-ftz``.
 
     >>> TRIPLE
     'nvptx64-nvidia-cuda'
@@ -34,7 +35,7 @@ import llvmlite.binding as llvm
 TRIPLE = "nvptx64-nvidia-cuda"
 PTX_FEATURES = "+ptx78"
 _LIBDEVICE = Path("nvvm", "libdevice", "libdevice.10.bc")
-_CALLS_LIBDEVICE = re.compile(r'@"?__nv_')
+_CALLS_LIBDEVICE = re.compile(r'@"?(__nv_\w+)')
 _lock = threading.Lock()
 # Streaming multiprocessors and the most shared memory a block may opt into, of the
 # usual data-centre part of a compute capability (A100, H100 SXM), for compiling without
@@ -120,11 +121,32 @@ def find_libdevice() -> str | None:
 
 @functools.cache
 def _libdevice_module(path: str, compute_capability: str) -> llvm.ModuleRef:
-    """libdevice parsed once per process (~100 ms); links take a copy of it."""
+    """libdevice parsed once per process (~35 ms); subsets are cut from copies of it."""
     module = llvm.parse_bitcode(Path(path).read_bytes())
     module.triple = TRIPLE  # it says nvptx64-nvidia-gpulibs
     module.data_layout = data_layout(compute_capability)
     return module
+
+
+@functools.lru_cache(maxsize=64)
+def _libdevice_subset(path: str, compute_capability: str, names: frozenset) -> llvm.ModuleRef:
+    """The part of libdevice that ``names`` need (what they call, transitively): a
+    link of the whole library costs ~50 ms, and checking and optimising it more."""
+    module = _libdevice_module(path, compute_capability).clone()
+    for function in module.functions:
+        if not function.is_declaration:
+            public = function.name in names
+            function.linkage = llvm.Linkage.external if public else llvm.Linkage.internal
+    _drop_unused(module, compute_capability)
+    return module
+
+
+def _drop_unused(module: llvm.ModuleRef, compute_capability: str) -> None:
+    options = llvm.create_pipeline_tuning_options(speed_level=0)
+    builder = llvm.create_pass_builder(target_machine(compute_capability), options)
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_global_dead_code_eliminate_pass()
+    passes.run(module, builder)
 
 
 # -- compiling -------------------------------------------------------------------------
@@ -138,15 +160,15 @@ def compile_module(
         module = llvm.parse_assembly(module_text)
         module.triple = TRIPLE
         module.data_layout = str(tm.target_data)
-        if _CALLS_LIBDEVICE.search(module_text):
-            path = find_libdevice()
-            if path is not None:
-                module.link_in(_libdevice_module(path, compute_capability), preserve=True)
+        module.verify()
+        called = frozenset(_CALLS_LIBDEVICE.findall(module_text))
+        path = find_libdevice()
+        if called and path is not None:
+            module.link_in(_libdevice_subset(path, compute_capability, called), preserve=True)
             keep = set(kernels)
             for function in module.functions:
                 if not function.is_declaration and function.name not in keep:
                     function.linkage = llvm.Linkage.internal
-        module.verify()
         options = llvm.create_pipeline_tuning_options(speed_level=3)
         builder = llvm.create_pass_builder(tm, options)
         builder.getModulePassManager().run(module, builder)

@@ -57,6 +57,59 @@ class Traffic:
 
 
 @dataclasses.dataclass(frozen=True)
+class WarpAccess:
+    """One memory access of a task as one warp makes it, on a target with warps
+    (``passes/warp_accesses.py``): global ones in 32-byte sectors, shared ones (a
+    block-local buffer) by their bank-conflict degree.
+
+        >>> a = WarpAccess.from_dict({"field": "v", "access": "load", "memory": "global",
+        ...     "element_bytes": 4, "lanes": 32, "lane_stride": 12, "pattern": "affine",
+        ...     "sectors": 12, "ideal_sectors": 4, "efficiency": 0.3333})
+        >>> str(a)
+        'load v: 4 B per lane, lane stride 12 B, 12 sectors per warp (ideal 4, 33% used)'
+    """
+
+    field: str  # the field's name, "arg N" for an ndarray, "x (block-local)" for a buffer
+    access: str  # load | store | atomic
+    memory: str  # global | shared
+    element_bytes: int
+    lanes: int  # active lanes of the warp
+    lane_stride: int | None  # bytes between neighbouring lanes' addresses; None: not one
+    pattern: str  # uniform | affine | non-affine | irregular
+    sectors: int | None = None  # global: 32-byte sectors the warp touches; None: irregular
+    ideal_sectors: int | None = None  # global: the fewest that could hold its bytes
+    efficiency: float | None = None  # global: bytes used / bytes moved
+    degree: int | None = None  # shared: bank-conflict degree (1: conflict-free)
+    assumed: bool = False  # the figures take a value known only at run time as aligned
+    line: int | None = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> WarpAccess:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def __str__(self) -> str:
+        stride = "irregular" if self.pattern == "irregular" else self.pattern
+        if self.lane_stride is not None and self.pattern == "affine":
+            stride = f"lane stride {self.lane_stride} B"
+        text = f"{self.access} {self.field}: {self.element_bytes} B per lane, {stride}"
+        if self.memory == "shared":
+            if self.degree is not None:
+                text += ", conflict-free" if self.degree == 1 else f", {self.degree}-way conflict"
+        elif self.sectors is not None:
+            used = f"{self.efficiency:.0%}" if self.efficiency is not None else "?"
+            text += f", {self.sectors} sectors per warp (ideal {self.ideal_sectors}, {used} used)"
+        if self.lanes < 32:
+            text += f" [{self.lanes} lanes]"
+        if self.assumed:
+            text += " [run-time values taken as aligned]"
+        return text
+
+
+@dataclasses.dataclass(frozen=True)
 class Task:
     """One offloaded task: ``serial``, ``range_for`` or ``struct_for``."""
 
@@ -69,6 +122,8 @@ class Task:
     # None for serial tasks and reports cached before it was counted
     bytes_per_iteration: int | None = None
     traffic: tuple[Traffic, ...] = ()  # per field or ndarray argument, making up the above
+    # targets with warps (CUDA): per memory access of the body, one warp's cost
+    warp_accesses: tuple[WarpAccess, ...] = ()
 
     @classmethod
     def from_dict(cls, d: dict) -> Task:
@@ -81,6 +136,7 @@ class Task:
             None if span is None else tuple(span),
             d.get("bytes_per_iteration"),
             tuple(Traffic.from_dict(t) for t in d.get("traffic", ())),
+            tuple(WarpAccess.from_dict(a) for a in d.get("warp_accesses", ())),
         )
 
     def to_dict(self) -> dict:
@@ -90,6 +146,8 @@ class Task:
                 out[name] = getattr(self, name)
         if self.traffic:
             out["traffic"] = [t.to_dict() for t in self.traffic]
+        if self.warp_accesses:
+            out["warp_accesses"] = [a.to_dict() for a in self.warp_accesses]
         return out
 
 

@@ -1,7 +1,8 @@
 """``kernel.stages()``: every stage's text of one compiled kernel, and its report.
 
 Keys are ``ast``, ``ir``, ``ir_optimized``, ``llvm``, ``llvm_optimized``, the backend's
-own stages (``asm`` on the CPU) and ``report``. A backend stage is made when first read:
+own stages (``asm`` on the CPU; ``ptx`` and ``resources``, ptxas's figures and the
+occupancy per block_dim, on CUDA) and ``report``. A backend stage is made when first read:
 assembling costs as much as a small compile, and most callers never look.
 
     >>> import ti_notebook as ti
@@ -32,7 +33,7 @@ class Stages(dict):
         value = dict.__getitem__(self, key)
         if value is None and key in self._backend.stage_names:
             optimized = dict.__getitem__(self, "llvm_optimized")
-            value = self[key] = self._backend.target_stage(key, optimized)
+            value = self[key] = self._backend.target_stage(key, optimized, self)
         return value
 
     def get(self, key, default=None):

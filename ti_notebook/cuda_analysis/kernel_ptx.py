@@ -1,12 +1,13 @@
-"""The PTX of a compiled kernel, for the analyses that read PTX (ptxas resources).
+"""The PTX of a kernel, for the analyses that read PTX (ptxas resources, occupancy).
 
 A kernel compiled by the CUDA backend keeps its PTX as the ``"ptx"`` stage of
-``kernel.stages()`` (DESIGN.md section 3); :func:`ptx_of` returns it. Until that backend
-is merged, a kernel has no such stage and :func:`ptx_of` says so. The kernel is read
-through ``stages()`` only, so this module imports nothing of the compiler.
+``kernel.stages()`` (DESIGN.md section 3); in a CPU session, ``kernel.stages(*args,
+arch="cuda")`` compiles the same specialisation for CUDA, with no device needed.
+:func:`ptx_of` takes whichever exists. The kernel is read through ``stages()`` only, so
+this module imports nothing of the compiler.
 
     >>> class Compiled:  # anything with stages(), as ti.Kernel has
-    ...     def stages(self, *args):
+    ...     def stages(self, *args, arch=None):
     ...         return {"ptx": ".version 7.8\\n.target sm_90\\n"}
     >>> ptx_of(Compiled()).splitlines()[1]
     '.target sm_90'
@@ -21,21 +22,21 @@ __all__ = ["ptx_of"]
 
 def ptx_of(kernel, *args) -> str:
     """The PTX text of ``kernel`` (``args`` select the specialisation, as for
-    ``kernel.stages(*args)``).
+    ``kernel.stages(*args)``): its own when it was compiled for CUDA, else compiled for
+    CUDA now.
 
-    Raises :class:`~ti_notebook.errors.TiNotImplementedError` when the kernel has no PTX
-    stage (the CUDA backend is not merged yet), and
-    :class:`~ti_notebook.errors.TiTypeError` when ``kernel`` is not a kernel.
+    Raises :class:`~ti_notebook.errors.TiTypeError` when ``kernel`` is not a kernel and
+    :class:`~ti_notebook.errors.TiNotImplementedError` when it cannot compile for CUDA.
 
         >>> class CpuOnly:
         ...     name = "saxpy"
-        ...     def stages(self, *args):
+        ...     def stages(self, *args, arch=None):
         ...         return {"asm": "..."}
         >>> try:
         ...     ptx_of(CpuOnly())
         ... except NotImplementedError as error:
         ...     print(type(error).__name__, error.message)
-        TiNotImplementedError kernel 'saxpy' has no PTX: the CUDA backend is not merged yet
+        TiNotImplementedError kernel 'saxpy' has no PTX: it does not compile for CUDA
     """
     stages = getattr(kernel, "stages", None)
     if not callable(stages):
@@ -44,10 +45,12 @@ def ptx_of(kernel, *args) -> str:
             hint="pass a kernel, a PTX string, or registers=..., shared_bytes=...",
         )
     texts = stages(*args)
-    if "ptx" in texts and texts["ptx"]:
+    if not texts.get("ptx"):
+        texts = stages(*args, arch="cuda")  # a CPU session: the CUDA compile of the same
+    if texts.get("ptx"):
         return texts["ptx"]
     name = getattr(kernel, "name", type(kernel).__name__)
     raise TiNotImplementedError(
-        f"kernel '{name}' has no PTX: the CUDA backend is not merged yet",
+        f"kernel '{name}' has no PTX: it does not compile for CUDA",
         hint="pass the kernel's resources instead (registers=32, shared_bytes=0) or PTX text",
     )

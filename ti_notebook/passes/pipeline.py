@@ -43,6 +43,7 @@ from ti_notebook.passes import (
     prove_bounds,
     spill_between_tasks,
     typecheck,
+    warp_accesses,
 )
 
 Pass = Callable[[KernelIR, CompileOptions, Capabilities], bool]
@@ -74,7 +75,7 @@ def _kernel_per_task_passes() -> tuple[tuple[str, Pass], ...]:
     """Where each task is a kernel (CUDA): the CPU's passes without privatize_scatter
     (its per-chunk copies come from the host heap, and a GPU runs too many threads for
     copies to pay), with the values that cross tasks spilled to temporaries once the
-    lowering is done."""
+    lowering is done, and the warps' access patterns analysed last."""
     steps = []
     for name, run_pass in PASSES:
         if name == "privatize_scatter":
@@ -82,6 +83,8 @@ def _kernel_per_task_passes() -> tuple[tuple[str, Pass], ...]:
         if name == "eliminate_dead_code":
             steps.append(("spill_between_tasks", spill_between_tasks.run))
         steps.append((name, run_pass))
+    # an analysis of the final IR: sectors per warp access, bank conflicts
+    steps.append(("warp_accesses", warp_accesses.run))
     return tuple(steps)
 
 

@@ -81,8 +81,10 @@ class Backend(abc.ABC):
         """The object a kernel call launches."""
 
     @abc.abstractmethod
-    def target_stage(self, stage: str, optimized_text: str) -> str:
-        """One of ``stage_names``, made from the optimised module (on demand: costly)."""
+    def target_stage(self, stage: str, optimized_text: str, stages=None):
+        """One of ``stage_names``, made from the optimised module (on demand: costly);
+        ``stages`` is the kernel's :class:`~ti_notebook.compiler.stages.Stages`, for a
+        stage made from others (CUDA's ``resources``: its PTX and launch table)."""
 
     # -- the offline cache ------------------------------------------------------------
     def serialise(self, artifact: Artifact, source) -> tuple[dict, bytes]:

@@ -112,7 +112,7 @@ class CpuBackend(Backend):
             artifact.profile,
         )
 
-    def target_stage(self, stage: str, optimized_text: str) -> str:
+    def target_stage(self, stage: str, optimized_text: str, stages=None) -> str:
         if stage != "asm":
             raise KeyError(stage)
         engine = jit()

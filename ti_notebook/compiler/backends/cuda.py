@@ -16,7 +16,7 @@ any session, ``kernel.stages(*args, arch="cuda")`` compiles it with this backend
 
     >>> backend = CudaBackend(compute_capability="sm_80")
     >>> backend.arch, backend.stage_names, backend.cache_subdir
-    ('cuda', ('ptx',), 'cuda-sm_80')
+    ('cuda', ('ptx', 'resources'), 'cuda-sm_80')
     >>> caps = backend.capabilities
     >>> caps.warp_size, caps.shared_memory_per_block, caps.threads, caps.non_temporal_stores
     (32, 49152, 221184, False)
@@ -36,6 +36,7 @@ from ti_notebook.codegen.nvptx import NvptxModuleGenerator
 from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.compiler.backends.base import Artifact, Backend
 from ti_notebook.compiler.backends.cpu import context_arg_layout
+from ti_notebook.cuda_analysis.kernel_report import gpu_resources
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir.capabilities import INTEGER_ATOMICS, Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
@@ -81,7 +82,7 @@ class CudaBackend(Backend):
     """NVIDIA GPUs through NVPTX (``ti.cuda``), for one compute capability."""
 
     arch = "cuda"
-    stage_names = ("ptx",)
+    stage_names = ("ptx", "resources")
     passes = pipeline.KERNEL_PER_TASK_PASSES
 
     def __init__(self, device: CudaDevice | None = None, compute_capability: str = "sm_90"):
@@ -150,7 +151,12 @@ class CudaBackend(Backend):
     ) -> PtxKernel:
         return PtxKernel(name, layout, return_type, artifact)
 
-    def target_stage(self, stage: str, optimized_text: str) -> str:
+    def target_stage(self, stage: str, optimized_text: str, stages=None):
+        if stage == "resources":  # ptxas -v and occupancy (None without ptxas)
+            report = stages["report"]
+            return gpu_resources(
+                stages["ptx"], report.launches, warp_accesses=_accesses_by_kernel(report)
+            )
         if stage != "ptx":
             raise KeyError(stage)
         key = hashlib.sha256(optimized_text.encode()).hexdigest()
@@ -164,6 +170,15 @@ class CudaBackend(Backend):
         self._ptx[hashlib.sha256(optimized.encode()).hexdigest()] = ptx
         while len(self._ptx) > _KEPT_PTX:
             self._ptx.popitem(last=False)
+
+
+def _accesses_by_kernel(report) -> dict:
+    """Kernel name -> the warp accesses of its task (a snapshot kernel has none)."""
+    own = [launch for launch in report.launches if launch["kind"] != "snapshot"]
+    return {
+        launch["kernel"]: task.warp_accesses
+        for launch, task in zip(own, report.tasks, strict=False)
+    }
 
 
 @functools.cache
