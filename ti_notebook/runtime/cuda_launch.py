@@ -13,7 +13,7 @@
    buffer of ``temps_bytes``;
 4. each entry of the launch table (``codegen/nvptx.py``) is launched in order with
    ``cuLaunchKernel``: its block size, a grid recomputed for this GPU
-   (:func:`grid_dim`), its dynamic shared memory; after a task that ``checks_errors``
+   (:func:`grid_dims`), its dynamic shared memory; after a task that ``checks_errors``
    the error slot is read back, and a failed check stops the launch;
 5. the error slot and ``CTX_RETURN`` come back to the host context, where the CPU
    launcher's code raises the error or reads the return value.
@@ -28,8 +28,8 @@ profiler on, CUDA events time each task on the GPU.
     >>> from ti_notebook.codegen.nvptx_target import CudaDevice
     >>> a100 = CudaDevice.for_capability("sm_80")
     >>> loop = {"kind": "range_for", "block_dim": 128, "iterations": 1000}
-    >>> grid_dim(loop, a100), grid_dim(dict(loop, iterations=None), a100)
-    (8, 6912)
+    >>> grid_dims([loop, dict(loop, iterations=None)], a100)
+    [8, 6912]
 """
 
 from __future__ import annotations
@@ -56,19 +56,32 @@ _RESULTS_BYTES = c.CTX_RETURN + 8 - c.CTX_ERROR
 _libc = ctypes.CDLL(None)
 
 
-def grid_dim(launch: dict, device: CudaDevice) -> int:
-    """The grid of one launch-table entry on ``device``: Taichi's saturating grid (SMs x
-    resident blocks x 2), at most one block per ``block_dim`` iterations when the count
-    is known (one block per iteration for block-local storage); 1 for serial tasks.
-    Every loop is grid-strided, so the grid changes speed only, never results."""
-    if launch["kind"] == "serial":
-        return 1
-    grid = device.saturating_grid
-    iterations = launch.get("iterations")
-    if iterations is None:
-        return grid
-    per_block = 1 if launch.get("block_local") else int(launch["block_dim"])
-    return max(1, min(grid, math.ceil(iterations / per_block)))
+TASK_KINDS = ("serial", "range_for", "struct_for")  # the others help the task after them
+
+
+def grid_dims(launches: list[dict], device: CudaDevice) -> list[int]:
+    """The grid of each launch-table entry on ``device``, as ``codegen/nvptx.py`` sizes
+    it for the device it compiled for: Taichi's saturating grid (SMs x resident blocks x
+    2), at most one block per ``block_dim`` iterations when the count is known (one per
+    iteration for block-local storage, one per listed block for a sparse list); 1 for
+    serial tasks and single-thread helpers. Every loop is grid-strided, so the grid
+    changes speed only, never results."""
+    grids, listed = [], None
+    for launch in launches:
+        iterations = launch.get("iterations")
+        if launch["kind"] == "list":
+            listed = iterations  # the blocks the next task's list may hold
+        if launch["kind"] == "serial" or (launch["kind"] not in TASK_KINDS and iterations is None):
+            grids.append(1)
+            continue
+        grid = device.saturating_grid
+        if launch.get("block_list") and listed is not None:
+            grid = min(grid, listed)
+        elif iterations is not None:
+            per_block = 1 if launch.get("block_local") else int(launch["block_dim"])
+            grid = max(1, min(grid, math.ceil(iterations / per_block)))
+        grids.append(grid)
+    return grids
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,7 +154,11 @@ class DeviceKernel(CompiledKernel):
             for k, slot in enumerate(layout.slots)
             if slot.kind == "ndarray"
         ]
-        self.tasks = [self.resolve(launch, module, device) for launch in artifact.launches]
+        grids = grid_dims(artifact.launches, device)
+        self.tasks = [
+            self.resolve(launch, module, device, grid)
+            for launch, grid in zip(artifact.launches, grids, strict=True)
+        ]
         self.timing_events: list | None = None  # the profiler's CUDA events, made once
         self.timing: list | None = None  # those events, during a timed launch
         self.tasks_run = 0
@@ -151,7 +168,7 @@ class DeviceKernel(CompiledKernel):
         self.allocations.append(address)
         return address
 
-    def resolve(self, launch: dict, module, device: CudaDevice) -> DeviceTask:
+    def resolve(self, launch: dict, module, device: CudaDevice, grid: int) -> DeviceTask:
         function = self.context.function(module.handle, launch["kernel"], self.name)
         shared = int(launch.get("shared_bytes") or 0)
         if shared > device.shared_memory_per_block:  # above 48 KB a kernel opts in
@@ -160,7 +177,7 @@ class DeviceKernel(CompiledKernel):
             launch["kernel"],
             launch["kind"],
             function,
-            grid_dim(launch, device),
+            grid,
             int(launch["block_dim"]),
             shared,
             bool(launch.get("checks_errors")),
@@ -262,11 +279,11 @@ class DeviceKernel(CompiledKernel):
         )
 
     def task_events(self, started: int, offsets: list[int]) -> tuple[TaskEvent, ...]:
-        """One event per task; a struct-for's snapshot kernel counts as part of its task."""
+        """One event per task; its helper kernels (snapshot, sparse list) count in it."""
         events, begin = [], None
         for k, task in enumerate(self.tasks[: len(offsets) - 1]):
             begin = offsets[k] if begin is None else begin
-            if task.kind == "snapshot":
+            if task.kind not in TASK_KINDS:
                 continue
             index = len(events)
             info = self.about.tasks[index] if index < len(self.about.tasks) else None

@@ -35,7 +35,7 @@ from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.runtime import cuda_driver
 from ti_notebook.runtime.cuda_driver import CudaStatus, LoadedModule
-from ti_notebook.runtime.cuda_launch import DeviceKernel
+from ti_notebook.runtime.cuda_launch import TASK_KINDS, DeviceKernel
 from ti_notebook.runtime.launch import ArgLayout
 
 # The compute capabilities code is made for (+ptx78 covers them all); others map to the
@@ -126,8 +126,8 @@ class CudaDeviceBackend(CudaBackend):
     ) -> tuple[str, Artifact]:
         text, artifact = super().generate(kernel, options, arg_offsets, prefix)
         tasks = iter(kernel.tasks())
-        for launch in artifact.launches:  # a snapshot kernel copies bits into a buffer
-            task = next(tasks) if launch["kind"] != "snapshot" else None
+        for launch in artifact.launches:  # helpers write module globals, not trees
+            task = next(tasks) if launch["kind"] in TASK_KINDS else None
             slots = [] if task is None else written_tree_slots(task, artifact.tree_slots)
             launch["written_trees"] = slots
             # a sparse struct-for visits the active cells only: fewer than its range
