@@ -162,7 +162,7 @@ def test_profiler_times_tasks_with_events():
 
 def test_a_field_larger_than_the_gpu_is_a_memory_error(gpu):
     # 8 GiB per f64 component (cells are counted in 31 bits); reserved lazily on the host
-    components = (cuda_status().total_memory >> 33) + 1
+    components = (cuda_status().total_memory >> 33) + 2
     x = ti.Vector.field(components, ti.f64, shape=1 << 30)
 
     @ti.kernel
