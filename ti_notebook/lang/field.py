@@ -33,6 +33,7 @@ from ti_notebook.lang import snode as _snode
 from ti_notebook.lang import types
 from ti_notebook.lang.validate import extents
 from ti_notebook.plan.layout import FieldLayout
+from ti_notebook.runtime.memory import before_host_access
 
 _live_trees: weakref.WeakSet = weakref.WeakSet()
 
@@ -66,6 +67,7 @@ class Field:
         self._tree = None
         self._layout: FieldLayout | None = None
         self._view: np.ndarray | None = None
+        self._memory = None  # the tree's memory, kept for the device-copy check
         self.owner = None  # the vector/matrix field this is a component of, if any
 
     @property
@@ -85,6 +87,7 @@ class Field:
     # -- placement ---------------------------------------------------------------------
     def _bind(self, tree, layout: FieldLayout) -> None:
         self._tree = tree
+        self._memory = tree.memory
         self._layout = layout
         _live_trees.add(tree)
         strides = layout.strides
@@ -191,6 +194,8 @@ class Field:
     def __getitem__(self, key):
         self._materialize()
         index = self._index(key)
+        if self._memory.device is not None:  # a CUDA copy: see runtime/memory.py
+            before_host_access(self._memory, write=False)
         if self._view is not None:
             return self._view[index].item()
         return self._element(index)[()].item()
@@ -204,6 +209,8 @@ class Field:
             value = _integral_from_float(value, self.dtype, self.label)
         from ti_notebook.lang import sparse
 
+        if self._memory.device is not None:
+            before_host_access(self._memory, write=True)
         if self._view is not None:
             self._view[index] = value
             return
@@ -217,6 +224,8 @@ class Field:
 
     def fill(self, value) -> None:
         self._materialize()
+        if self._memory.device is not None:
+            before_host_access(self._memory, write=True)
         if self._view is not None:
             self._view[...] = value
             return
@@ -229,6 +238,8 @@ class Field:
 
     def to_numpy(self, dtype=None) -> np.ndarray:
         self._materialize()
+        if self._memory.device is not None:
+            before_host_access(self._memory, write=False)
         if self._view is not None:
             return np.array(self._view, dtype=dtype, copy=True)
         values = self._flat_view()[self._layout.addresses() // self.dtype.size]
@@ -242,6 +253,8 @@ class Field:
                 f"from_numpy: array of shape {array.shape} does not match field "
                 f"'{self.name}' of shape {self.shape}"
             )
+        if self._memory.device is not None:
+            before_host_access(self._memory, write=True)
         if self._view is not None:
             self._view[...] = array
             return

@@ -17,7 +17,7 @@ from ti_notebook.compiler import cache_keys, cache_policy
 from ti_notebook.lang import config as _config
 from ti_notebook.lang.field import free_all_fields
 from ti_notebook.lang.kernel import reset_all_kernels
-from ti_notebook.runtime import profiler
+from ti_notebook.runtime import cuda_driver, profiler
 from ti_notebook.runtime.launch import no_launch_running
 
 
@@ -151,8 +151,12 @@ def sync() -> None:
     """Waits for launched kernels to finish, as ``ti.sync()`` does in Taichi.
 
     CPU launches are synchronous here (a launch returns when its tasks are done), so
-    there is nothing to wait for; Taichi code that calls it runs unchanged.
+    there is nothing to wait for; Taichi code that calls it runs unchanged. CUDA
+    launches are asynchronous: this waits for the GPU (and reports a kernel's crash).
+    Fields need no ``sync``: reading one from Python waits for the kernels that used
+    it and copies it back (``runtime/cuda_memory.py``).
 
         >>> import ti_notebook as ti
         >>> ti.sync()
     """
+    cuda_driver.synchronize()

@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from ti_notebook.runtime.memory import before_host_access
+
 
 def _sparse_levels(layout):
     return [level for level in layout.levels if level.is_sparse]
@@ -64,7 +66,9 @@ def active_elements(field) -> np.ndarray:
 def active_cells(node) -> list[int]:
     """Row-major numbers of the active cells of a sparse node."""
     level = node.layout().levels[-1]
-    return np.flatnonzero(_bits(node.builder.tree.memory, level)).tolist()
+    memory = node.builder.tree.memory
+    before_host_access(memory, write=False)  # a CUDA kernel may have changed the bits
+    return np.flatnonzero(_bits(memory, level)).tolist()
 
 
 def deactivate_all(node) -> None:
@@ -74,6 +78,7 @@ def deactivate_all(node) -> None:
     layout = node.layout()
     level = layout.levels[-1]
     memory = node.builder.tree.memory
+    before_host_access(memory, write=True)
     if node.parent().kind == "root":
         # All of the node's cells are one range: zeroing it returns the pages.
         memory.zero(level.offset, level.num_cells * level.cell_size)

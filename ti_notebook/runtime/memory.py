@@ -16,6 +16,12 @@ SNodes point at each other), so Python frees them only when its cyclic collector
 after every ``COLLECT_EVERY`` bytes of new dense trees we run it, so a notebook cell
 re-run hundreds of times does not keep hundreds of dead fields mapped.
 
+On a CUDA device a tree also has a device copy (``runtime/cuda_memory.py``), attached
+as ``TreeMemory.device`` when a CUDA kernel first uses the tree; it is None otherwise.
+Code that reads or writes a tree's bytes from the host (field indexing, ``to_numpy``,
+``fill``, sparse activity...) calls :func:`before_host_access` first, which may
+download the tree; on the CPU it is one attribute test (field indexing inlines it).
+
     >>> tree = allocate_tree(1 << 20)
     >>> int(roots_table()[tree.tree_id]) == tree.address, tree.resident_bytes()
     (True, 0)
@@ -70,6 +76,8 @@ def roots_table() -> np.ndarray:
 class TreeMemory:
     """One tree's zero-initialised, page-aligned region and its roots-table slot."""
 
+    device = None  # the CUDA device copy (cuda_memory.DeviceTree), once a kernel used it
+
     def __init__(self, nbytes: int, huge_pages: bool = False) -> None:
         _collect_dead_trees(int(nbytes) if huge_pages else 0)  # dense trees commit it all
         if not _free_ids:
@@ -96,6 +104,8 @@ class TreeMemory:
             address = (address + HUGE_PAGE - 1) // HUGE_PAGE * HUGE_PAGE
             _libc.madvise(address, self.reserved, _MADV_HUGEPAGE)
         self.address = address
+        # sparse trees (no huge pages) commit pages on first write: copies skip zero pages
+        self.commits_lazily = not huge_pages
         self.buffer = np.ctypeslib.as_array((ctypes.c_uint8 * self.nbytes).from_address(address))
         self.tree_id = _free_ids.pop()
         _roots[self.tree_id] = self.address
@@ -124,16 +134,22 @@ class TreeMemory:
 
     def resident_bytes(self) -> int:
         """Bytes of the region the OS has actually committed (``mincore``)."""
-        pages = self.reserved // PAGE
-        vec = (ctypes.c_ubyte * pages)()
+        pages = self.resident_pages()
+        return -1 if pages is None else int(np.count_nonzero(pages)) * PAGE
+
+    def resident_pages(self) -> np.ndarray | None:
+        """One bool per page of the region: in memory (``mincore``); None if unknown."""
+        vec = (ctypes.c_ubyte * (self.reserved // PAGE))()
         if _libc.mincore(self.address, self.reserved, vec) != 0:
-            return -1
-        return int(np.count_nonzero(np.frombuffer(vec, dtype=np.uint8) & 1)) * PAGE
+            return None
+        return (np.frombuffer(vec, dtype=np.uint8) & 1).astype(bool)
 
     def free(self) -> None:
         if self.alive:
             self.alive = False
             self.buffer = None
+            if self.device is not None:
+                self.device.free()
             self._release()
 
 
@@ -152,6 +168,18 @@ def _collect_dead_trees(new_bytes: int) -> None:
     if _since_collect >= COLLECT_EVERY or not _free_ids:
         _since_collect = 0
         gc.collect()
+
+
+def before_host_access(tree: TreeMemory, write: bool) -> None:
+    """The host is about to read (``write``: change) ``tree``'s bytes: a CUDA device copy
+    that a kernel changed is downloaded first, and a write marks the host copy newer.
+
+    >>> tree = allocate_tree(64)
+    >>> before_host_access(tree, write=False)  # no device copy: nothing to do
+    >>> tree.free()
+    """
+    if tree.device is not None:
+        tree.device.before_host_access(write)
 
 
 def holders(tree_ids) -> list[TreeMemory]:

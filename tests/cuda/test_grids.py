@@ -1,0 +1,73 @@
+"""The launcher's grids (``cuda_launch.grid_dims``) for the device of the compile are the
+launch table's own: every kind of entry ``codegen/nvptx.py`` makes."""
+
+from __future__ import annotations
+
+import pytest
+
+import ti_notebook as ti
+from ti_notebook.codegen.nvptx_target import CudaDevice
+from ti_notebook.runtime.cuda_launch import grid_dims
+
+pytestmark = pytest.mark.ptx
+
+
+def kernels():
+    dense = ti.field(ti.f32, shape=(300, 200))
+    sparse = ti.field(ti.f32)
+    ti.root.pointer(ti.ij, 8).dense(ti.ij, 16).place(sparse)
+    bls_in, bls_out = ti.field(ti.f32), ti.field(ti.f32)
+    ti.root.pointer(ti.ij, 4).dense(ti.ij, 16).place(bls_in, bls_out)
+
+    @ti.kernel
+    def mixed(n: ti.i32) -> ti.f32:
+        s = 0.0
+        for i, j in dense:
+            dense[i, j] = i + j
+        for i in range(n):
+            s += dense[i, 0]
+        for i, j in sparse:
+            sparse[i, j] += 1
+        for i, j in sparse:
+            if sparse[i, j] > 3:
+                ti.deactivate(sparse.parent(2), [i // 16, j // 16])
+        return s
+
+    @ti.kernel
+    def blocked():
+        ti.block_local(bls_in)
+        for i, j in bls_in:
+            bls_out[i, j] = bls_in[i, j] + bls_in[i, j + 1] if j < 63 else 0.0
+
+    @ti.kernel
+    def configured():
+        ti.loop_config(block_dim=64)
+        for i in range(5000):
+            dense[i % 300, 0] = 1.0
+
+    return [(mixed, (7,)), (blocked, ()), (configured, ())]
+
+
+@pytest.mark.parametrize("capability", ["sm_80", "sm_90"])
+def test_grids_match_the_compiled_launch_table(capability):
+    seen = set()
+    for kernel, args in kernels():
+        launches = kernel.stages(*args, arch="cuda", compute_capability=capability)["report"]
+        launches = launches.launches
+        seen.update(launch["kind"] for launch in launches)
+        device = CudaDevice.for_capability(capability)
+        assert grid_dims(launches, device) == [launch["grid_dim"] for launch in launches]
+    assert {"serial", "range_for", "struct_for", "snapshot", "list_clear", "list"} <= seen
+
+
+def test_a_smaller_gpu_gets_smaller_grids():
+    launches = [
+        {"kind": "range_for", "block_dim": 128, "iterations": None},
+        {"kind": "range_for", "block_dim": 128, "iterations": 300},
+        {"kind": "list", "block_dim": 128, "iterations": 500},
+        {"kind": "struct_for", "block_dim": 128, "iterations": 8000, "block_list": True},
+        {"kind": "list_clear", "block_dim": 1, "iterations": None},
+        {"kind": "serial", "block_dim": 1, "iterations": None},
+    ]
+    small = CudaDevice("sm_86", multiprocessors=2, blocks_per_multiprocessor=16)
+    assert grid_dims(launches, small) == [64, 3, 4, 64, 1, 1]
