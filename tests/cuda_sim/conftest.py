@@ -4,6 +4,9 @@ the SIMT emulator (or on a real device), compared with the CPU backend and NumPy
 Every test takes the ``gpu`` fixture, parametrised over the GPU-like archs:
 
 - ``cuda_sim`` (marker ``cuda_sim``): ``ti.init(arch=ti.cuda, cuda_sim=True)``, always;
+- ``fake_device`` (marker ``cuda_sim``): the device backend and its runtime
+  (``runtime/cuda_launch.py``: device memory, uploads, downloads, launches) on the fake
+  driver of ``tests/cuda/fake_device.py``, whose kernels run on the emulator, always;
 - ``cuda`` (marker ``cuda``): ``ti.init(arch=ti.cuda)`` on a device, skipped with the
   driver's own reason where that would fall back to the CPU.
 
@@ -23,13 +26,16 @@ from __future__ import annotations
 import faulthandler
 import importlib.util
 import sys
+from pathlib import Path
 
 import pytest
 from sim_compare import GPU_ARCHS, GpuArch
 
+from ti_notebook.lang import config as config_module
 from ti_notebook.runtime import devices
 
 DEVICE_BACKEND = "ti_notebook.compiler.backends.cuda_device"
+FAKE_DEVICE = Path(__file__).resolve().parent.parent / "cuda" / "fake_device.py"
 HANG_SECONDS = 300  # a test of this tier takes about a second
 
 
@@ -49,7 +55,34 @@ def gpu(request, monkeypatch) -> GpuArch:
         reason = _cuda_fallback_reason()
         if reason is not None:
             pytest.skip(reason)
+    if request.param == "fake_device":
+        _cuda_sessions_on_the_fake_device(monkeypatch)
     return GpuArch(request.param)
+
+
+def _cuda_sessions_on_the_fake_device(monkeypatch) -> None:
+    """CUDA sessions compile through the device backend on a fake driver (the CPU's
+    sessions, the reference, stay as they are)."""
+    fake = _fake_device_module()
+    backend = fake.FakeDeviceBackend(fake.FakeContext())
+    original = config_module.Config.backend
+
+    def backend_of(config):
+        return backend if config.arch == "cuda" else original(config)
+
+    monkeypatch.setattr(config_module.Config, "backend", backend_of)
+
+
+def _fake_device_module():
+    """``tests/cuda/fake_device.py``, one module for the process: its PTX -> IR table is
+    shared by every fake (an offline-cache hit loads PTX another test compiled)."""
+    module = sys.modules.get("fake_device")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("fake_device", FAKE_DEVICE)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["fake_device"] = module
+        spec.loader.exec_module(module)
+    return module
 
 
 def _cuda_fallback_reason() -> str | None:

@@ -1,8 +1,8 @@
 """Helpers of the cuda_sim tier (``conftest.py`` explains it): the GPU-like archs, a
 session on each, and comparing results with the CPU's.
 
-    >>> GpuArch("cuda_sim").is_sim
-    True
+    >>> GpuArch("cuda_sim").on_emulator, GpuArch("cuda").on_emulator
+    (True, False)
     >>> assert_same({"x": [1.0, 2.0]}, {"x": np.array([1.0, 2.0])})
 """
 
@@ -17,6 +17,9 @@ import ti_notebook as ti
 
 GPU_ARCHS = [
     pytest.param("cuda_sim", marks=pytest.mark.cuda_sim, id="cuda_sim"),
+    # the device runtime (DeviceKernel: device memory, copies, launches) on a fake
+    # driver whose kernels run on the emulator: tests/cuda/fake_device.py
+    pytest.param("fake_device", marks=pytest.mark.cuda_sim, id="fake_device"),
     pytest.param("cuda", marks=pytest.mark.cuda, id="cuda"),
 ]
 
@@ -27,11 +30,13 @@ class GpuArch:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.is_sim = name == "cuda_sim"
+        # the fake device's sessions are emulator sessions whose backend the fixture
+        # swaps for the device backend on the fake driver
+        self.on_emulator = name in ("cuda_sim", "fake_device")
 
     def init(self, **options) -> None:
         """``ti.init`` on this arch with ``options``; fails if it fell back to the CPU."""
-        ti.init(arch=ti.cuda, cuda_sim=self.is_sim, **options)
+        ti.init(arch=ti.cuda, cuda_sim=self.on_emulator, **options)
         assert ti.current_arch() == "cuda", f"{self.name} fell back to {ti.current_arch()}"
 
     def run(self, build: Callable, **options):
