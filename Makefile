@@ -10,7 +10,7 @@ STAMP = $(VENV)/.installed
 # JupyterLab refuses to start as root unless told; root is usual in containers and CI.
 LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab test lint format bench clean screenshot
+.PHONY: setup lab test test-sim lint format bench clean screenshot
 
 setup: $(STAMP)
 
@@ -41,6 +41,12 @@ test: setup
 	$(PYTHON) -m pytest tests/
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The language tests again, on the CUDA backend's code run by the SIMT emulator (no GPU
+# needed); tests marked cpu_only check the CPU backend's own machinery and say why.
+# tests/cuda_sim is the emulator's own tier (the `cuda_sim` marker, part of `make test`).
+test-sim: setup
+	TI_ARCH=cuda TI_CUDA_SIM=1 $(PYTHON) -m pytest tests/lang -m "not cpu_only"
 
 # The README's picture: the browser test keeps its screenshot (needs chromium).
 screenshot: setup

@@ -89,7 +89,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """
     cuda_items = [item for item in items if item.get_closest_marker("cuda")]
     if cuda_items and not _cuda_available():
-        skip = pytest.mark.skip(reason="no CUDA device (cuda-python or the driver reports none)")
+        devices = _import("ti_notebook.runtime.devices")
+        reason = getattr(devices, "cuda_unavailable_reason", lambda: None)()
+        skip = pytest.mark.skip(reason=reason or "no CUDA device (the driver reports none)")
         for item in cuda_items:
             item.add_marker(skip)
     if shutil.which("ptxas") is None:

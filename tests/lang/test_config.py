@@ -42,6 +42,7 @@ def test_unknown_option_is_a_type_error():
 
 
 @pytest.mark.skipif(devices.cuda_available(), reason="a CUDA device is present")
+@pytest.mark.cpu_only(reason="TI_CUDA_SIM=1 makes arch=gpu the emulator, not the CPU fallback")
 def test_gpu_falls_back_to_cpu_with_one_warning():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -85,6 +86,7 @@ def test_reset_frees_fields_and_recompiles_kernels():
     assert "i64" in answer.stages()["ir"]
 
 
+@pytest.mark.cpu_only(reason="checks the CPU thread pool's call in the CPU's LLVM IR")
 def test_parallelize_and_max_threads_reach_the_pool_call():
     ti.init(arch=ti.cpu, cpu_max_num_threads=1)
     x = ti.field(ti.i32, shape=64)

@@ -22,6 +22,7 @@ def _fill_kernel():
     return x, fill
 
 
+@pytest.mark.cpu_only(reason="per-thread spans and struct-for iterations come from the CPU's code")
 def test_enable_gives_a_kernel_compiled_before_it_task_events():
     x, fill = _fill_kernel()
     fill(1.0)

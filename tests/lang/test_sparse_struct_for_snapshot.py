@@ -87,6 +87,10 @@ def test_loops_that_only_write_their_own_cells_take_no_snapshot():
     assert "snapshot" not in scale.stages()["llvm"]
 
 
+@pytest.mark.cpu_only(
+    reason="the CPU copies the bits with llvm.memcpy; CUDA launches a copy kernel "
+    "(tests/cuda_sim/test_sim_struct_for.py)"
+)
 def test_a_loop_that_activates_takes_a_snapshot_in_its_code():
     x = ti.field(ti.f32)
     ti.root.pointer(ti.i, 8).dense(ti.i, 4).place(x)

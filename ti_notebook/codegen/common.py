@@ -256,8 +256,8 @@ class Arithmetic:
         t = llvm_type(dtype)
         if op in ("sin", "cos", "exp", "log", "tan", "pow"):
             return self.intrinsic(f"llvm.{op}.{self.suffix(dtype)}", t, args)
-        if op == "atan2":
-            name = {32: "atan2f", 64: "atan2"}.get(dtype.bits, "atan2f")
-        else:
-            name = op + ("f" if dtype.bits == 32 else "")
+        if dtype.bits == 16:  # libm has no half functions: call the float one
+            wide = [self.b.fpext(a, ll.FloatType()) for a in args]
+            return self.b.fptrunc(self.transcendental(op, wide, types.f32), t)
+        name = op + ("f" if dtype.bits == 32 else "")
         return self.b.call(self.declare(name, t, [t] * len(args)), args)

@@ -208,7 +208,11 @@ class NvptxFunctionEmitter(
         self.random_iteration(loop, lambda: i)
 
     def emit_SkipRows(self, s: ir.SkipRowsStmt):
-        self.b.branch(self.rows[s.loop.id].header)  # this thread's next iteration
+        rows = self.rows[s.loop.id]
+        if rows.counter is not None:  # a row loop of its own (a serialised struct-for)
+            super().emit_SkipRows(s)
+            return
+        self.b.branch(rows.header)  # the grid-stride loop's latch: this thread's next i
 
     def poll_interrupt(self) -> None:
         """No polls on the GPU: a kernel runs to its end."""

@@ -5,12 +5,18 @@ LLVM's NVPTX back end cannot select ``llvm.sin/cos/tan/pow`` (without ``afn``),
 which would kill a notebook's kernel. So the CPU's intrinsics
 (``Arithmetic.transcendental`` in ``codegen/common.py``) are replaced here:
 
-- with ``fast_math`` (the default), f32 ``sin cos tan exp log pow tanh`` use the special
+- with ``fast_math`` (the default), f32 ``sin cos tan exp log`` use the special
   function unit's approximations (``sin.approx.f32``, ``ex2.approx.f32``...), as CUDA's
   ``-use_fast_math`` does;
 - everything else calls libdevice (``__nv_sinf``, ``__nv_atan2``...), which
-  ``codegen/nvptx_target.py`` links into the module;
-- without libdevice, a call that needs it is a compile error saying how to get it.
+  ``codegen/nvptx_target.py`` links into the module. :data:`PRECISE_UNDER_FAST_MATH`
+  always do, as under CUDA's ``-use_fast_math``: ``pow`` (``__nv_powf``, as Taichi's
+  CUDA backend; the fast ``__powf`` is ``2^(y log2 x)``, NaN for every negative base,
+  where the CPU gives ``(-2)**3 == -8``) and ``tanh`` (``tanh.approx.f32`` is off by up
+  to 2^-11 relative, a thousand times the other approximations);
+- without libdevice, a call that needs it is a compile error saying how to get it; f32
+  ``tanh`` under fast math then uses the approximation, and ``pow`` too, with the sign
+  and the special cases of C's ``powf`` restored (:meth:`NvptxMath.approximate_pow`).
 
 f16 is computed in f32. The ops are :data:`~ti_notebook.codegen.common.TRANSCENDENTAL`
 plus ``pow`` and ``atan2``.
@@ -34,6 +40,8 @@ from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir import types
 
 APPROXIMATE = frozenset({"sin", "cos", "tan", "exp", "log", "pow", "tanh"})
+# approximated under fast math only when libdevice is missing
+PRECISE_UNDER_FAST_MATH = frozenset({"pow", "tanh"})
 _F32 = ll.FloatType()
 
 
@@ -49,9 +57,13 @@ class NvptxMath:
         if dtype.bits == 16:  # no f16 forms: compute in f32
             wide = [self.b.fpext(a, _F32) for a in args]
             return self.b.fptrunc(self.transcendental(op, wide, types.f32), llvm_type(dtype))
+        has_libdevice = nvptx_target.find_libdevice() is not None
         if self.fast_math and dtype.bits == 32 and op in APPROXIMATE:
-            return self.approximate(op, args)
-        if nvptx_target.find_libdevice() is None:
+            if op not in PRECISE_UNDER_FAST_MATH:
+                return self.approximate(op, args)
+            if not has_libdevice:
+                return self.approximate_pow(*args) if op == "pow" else self.approximate(op, args)
+        if not has_libdevice:
             raise TiRuntimeError(
                 f"ti.{op} on {dtype} needs CUDA's libdevice, which was not found",
                 self.current_pos(),
@@ -86,6 +98,26 @@ class NvptxMath:
             return self.flagged(b.fmul(sfu("lg2", x), const(math.log(2.0))))
         # pow: 2^(y log2 x), CUDA's __powf (NaN for x < 0, as there)
         return sfu("ex2", self.flagged(b.fmul(args[1], sfu("lg2", x))))
+
+    def approximate_pow(self, x: ll.Value, y: ll.Value) -> ll.Value:
+        """f32 ``x ** y`` as ``2^(y log2 |x|)`` with C's ``powf`` cases restored: a
+        negative base with an integer exponent (the sign of an odd one), NaN for a
+        negative base with a fractional exponent, and ``x ** 0 == 1`` (also for 0 and
+        NaN). Used under fast math when libdevice is missing."""
+        b = self.b
+        zero, one = ll.Constant(_F32, 0.0), ll.Constant(_F32, 1.0)
+        fabs = self.declare("llvm.fabs.f32", _F32, [_F32])
+        floor = self.declare("llvm.floor.f32", _F32, [_F32])
+        magnitude = self.approximate("pow", [b.call(fabs, [x]), y])
+        # no fast-math flags below: they would let LLVM assume away the NaN and the sign
+        integral = b.fcmp_ordered("==", b.call(floor, [y]), y)
+        half = b.fmul(y, ll.Constant(_F32, 0.5))
+        odd = b.and_(integral, b.fcmp_ordered("!=", b.call(floor, [half]), half))
+        negative = b.fcmp_ordered("<", x, zero)
+        signed = b.select(b.and_(negative, odd), b.fneg(magnitude), magnitude)
+        nan = ll.Constant(_F32, float("nan"))
+        result = b.select(b.and_(negative, b.not_(integral)), nan, signed)
+        return b.select(b.fcmp_ordered("==", y, zero), one, result)
 
 
 def forbidden_intrinsics(module_text: str) -> list[str]:

@@ -6,15 +6,24 @@ promotion does). The driver prints the lines when the host next synchronises, to
 process's standard output. The print table (``ModuleGeneratorBase.register_print``)
 is still filled, so a launcher or the SIMT emulator can format the lines itself.
 
-Python format specs map to printf where printf has the same meaning (``"4d"``,
-``".3f"``, ``"x"``); others print as without a spec.
+Lines match the CPU's (``runtime/printing.py``, Python's ``format``): without a spec
+f32 prints as ``%f``, f64 as ``%.12f``, integers in full. A Python format spec maps to
+the printf conversion that prints the same text: sign, ``#``, ``0``, width, precision,
+``<`` / ``>`` alignment and the types ``d x X o e E f F g G``; a negative integer in hex
+or octal prints as ``-2a`` (sign and magnitude, as Python), not in two's complement.
+What printf cannot say prints as without a spec, so it differs from the CPU: centring
+(``^``), ``=`` and fill characters, grouping (``,`` ``_``), the types ``b c n %``,
+``#o``, and a float spec without a type (``8``, ``.3``), which prints as ``%g``;
+so does the width of a negative hex number (the sign goes before the padding).
 
     >>> printf_conversion("i32", None), printf_conversion("u64", "x")
     ('%lld', '%llx')
     >>> printf_conversion("f32", ".3f"), printf_conversion("f64", None)
     ('%.3f', '%.12f')
-    >>> printf_conversion("f32", ">10s")
-    '%f'
+    >>> printf_conversion("i32", "<6d"), printf_conversion("i32", "^6d")
+    ('%-6lld', '%lld')
+    >>> printf_conversion("f32", ">10s"), signed_magnitude("i32", "#x")
+    ('%f', True)
 """
 
 from __future__ import annotations
@@ -27,34 +36,63 @@ from ti_notebook.codegen import common as c
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
 
-_SPEC = re.compile(r"(?P<flags>[-+ #0]*)(?P<width>\d*)(?:\.(?P<precision>\d+))?(?P<kind>[a-zA-Z]?)")
+# Python's format-spec mini-language: [[fill]align][sign][z][#][0][width][grouping]
+# [.precision][type]
+_SPEC = re.compile(
+    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>#)?(?P<zero>0)?"
+    r"(?P<width>\d+)?(?P<grouping>[,_])?(?:\.(?P<precision>\d+))?(?P<kind>[a-zA-Z%])?",
+    re.S,
+)
 _INT_KINDS = {"": "d", "d": "d", "x": "x", "X": "X", "o": "o"}
-_FLOAT_KINDS = {"f", "F", "e", "E", "g", "G"}
+_FLOAT_KINDS = {"", "f", "F", "e", "E", "g", "G"}
 CONSTANT_SPACE = 4
 
 
+def _default(dtype_name: str) -> str:
+    if dtype_name.startswith("f"):
+        return "%.12f" if dtype_name == "f64" else "%f"
+    return "%lld" if dtype_name.startswith("i") else "%llu"
+
+
 def printf_conversion(dtype_name: str, spec: str | None) -> str:
-    """The printf conversion printing a value of ``dtype_name`` with Python ``spec``."""
-    is_float = dtype_name.startswith("f")
-    default = ("%.12f" if dtype_name == "f64" else "%f") if is_float else None
-    if default is None:
-        default = "%lld" if dtype_name.startswith("i") else "%llu"
+    """The printf conversion printing a value of ``dtype_name`` as Python's ``spec``
+    would, or as without a spec where printf has no equivalent (see the module)."""
     match = _SPEC.fullmatch(spec or "")
     if not spec or match is None:
-        return default
-    flags, width, precision, kind = match.group("flags", "width", "precision", "kind")
+        return _default(dtype_name)
+    m = match.groupdict()
+    is_float = dtype_name.startswith("f")
+    kind = m["kind"] or ""
+    expressible = (
+        m["fill"] in (None, " ")
+        and m["align"] in (None, "<", ">")
+        and not m["z"]
+        and not m["grouping"]
+        and kind in (_FLOAT_KINDS if is_float else _INT_KINDS)
+        and (is_float or m["precision"] is None)
+        and not (m["alt"] and kind == "o")  # Python's 0o52 against C's 052
+    )
+    if not expressible:
+        return _default(dtype_name)
+    flags = ("-" if m["align"] == "<" else "") + (m["sign"] or "").replace("-", "")
+    flags += (m["alt"] or "") + (m["zero"] or "")
+    precision = f".{m['precision']}" if m["precision"] is not None else ""
     if is_float:
-        if kind not in _FLOAT_KINDS and kind != "":
-            return default
         kind = kind or "g"
     else:
-        if kind not in _INT_KINDS or precision is not None:
-            return default
         kind = _INT_KINDS[kind]
         if kind == "d" and dtype_name.startswith("u"):
             kind = "u"
         kind = "ll" + kind
-    return f"%{flags}{width}{'.' + precision if precision is not None else ''}{kind}"
+    return f"%{flags}{m['width'] or ''}{precision}{kind}"
+
+
+def signed_magnitude(dtype_name: str, spec: str | None) -> bool:
+    """True when a signed integer prints in hex or octal: as a sign (``%s``) and the
+    magnitude, as Python prints ``-42`` in hex (``-2a``)."""
+    if not dtype_name.startswith("i"):
+        return False
+    return printf_conversion(dtype_name, spec)[-1] in "xXo"
 
 
 def printf_format(stmt: ir.PrintStmt) -> str:
@@ -66,7 +104,9 @@ def printf_format(stmt: ir.PrintStmt) -> str:
         elif isinstance(item, str):
             out.append(item.replace("%", "%%"))
         else:
-            out.append(printf_conversion(stmt.values[item].dtype.name, stmt.specs[item]))
+            dtype_name, spec = stmt.values[item].dtype.name, stmt.specs[item]
+            sign = "%s" if signed_magnitude(dtype_name, spec) else ""
+            out.append(sign + printf_conversion(dtype_name, spec))
     return "".join(out) + stmt.end.replace("%", "%%")
 
 
@@ -76,19 +116,41 @@ class DevicePrint:
     def emit_Print(self, s: ir.PrintStmt):
         self.gen.register_print(s)
         b = self.b
-        slots = max(len(s.values), 1)
-        args = self.entry_builder.alloca(ll.ArrayType(c.I64, slots), name="printf_args")
-        args.align = 8
-        for k, item in enumerate(s.values):
+        slots: list[ll.Value] = []
+        for item, spec in zip(s.values, s.specs, strict=True):
             raw = self.v(item)
             if item.dtype.is_float:
-                raw = b.bitcast(self.cast(raw, item.dtype, types.f64), c.I64)
-            else:
-                wide = types.i64 if item.dtype.is_signed else types.u64
-                raw = self.cast(raw, item.dtype, wide)
+                slots.append(b.bitcast(self.cast(raw, item.dtype, types.f64), c.I64))
+                continue
+            wide = types.i64 if item.dtype.is_signed else types.u64
+            raw = self.cast(raw, item.dtype, wide)
+            if signed_magnitude(item.dtype.name, spec):
+                negative = b.icmp_signed("<", raw, ll.Constant(c.I64, 0))
+                sign = b.select(negative, self.sign_string("-"), self.sign_string(""))
+                slots.append(b.ptrtoint(sign, c.I64))
+                raw = b.select(negative, b.neg(raw), raw)
+            slots.append(raw)
+        args = self.entry_builder.alloca(
+            ll.ArrayType(c.I64, max(len(slots), 1)), name="printf_args"
+        )
+        args.align = 8
+        for k, raw in enumerate(slots):
             b.store(raw, b.gep(args, [ll.Constant(c.I64, 0), ll.Constant(c.I32, k)]))
         vprintf = self.declare("vprintf", c.I32, [c.PTR, c.PTR])
         b.call(vprintf, [self.format_string(printf_format(s)), args])
+
+    def sign_string(self, text: str) -> ll.Value:
+        """A generic pointer to the constant string ``text`` ("-" or "")."""
+        name = f"{self.gen.prefix}_sign{'_minus' if text else '_none'}"
+        string = self.module.globals.get(name)
+        if string is None:
+            data = bytearray(text.encode() + b"\0")
+            string_type = ll.ArrayType(c.I8, len(data))
+            string = ll.GlobalVariable(self.module, string_type, name, addrspace=CONSTANT_SPACE)
+            string.global_constant = True
+            string.linkage = "private"
+            string.initializer = ll.Constant(string_type, data)
+        return self.b.addrspacecast(string, c.PTR)
 
     def format_string(self, text: str) -> ll.Value:
         """A generic pointer to ``text`` (NUL-terminated) in constant memory."""

@@ -170,6 +170,10 @@ def compile_module(
                 if not function.is_declaration and function.name not in keep:
                     function.linkage = llvm.Linkage.internal
         options = llvm.create_pipeline_tuning_options(speed_level=3)
+        # A thread runs one iteration at a time, as Taichi's CUDA pipeline has it; and
+        # LLVM 22's loop vectorizer aborts the process (an assertion: "VPlan cost model
+        # and legacy cost model disagreed") on an f16 min/max reduction loop for NVPTX.
+        options.loop_vectorization = False
         builder = llvm.create_pass_builder(tm, options)
         builder.getModulePassManager().run(module, builder)
         return str(module), tm.emit_assembly(module)

@@ -65,9 +65,10 @@ class Reads:
 
     # -- roots and attribute chains ------------------------------------------------------
     def root(self, scope: str, name: str, value) -> None:
-        """A name read from a scope's closure, globals or builtins."""
-        if compiler_owned(value):
-            return  # ti, ti.sqrt...: the compiler digest covers them
+        """A name read from a scope's closure, globals or builtins. Recorded even when
+        it holds one of ti_notebook's own values (``ti``, ``ti.atomic_add``): the
+        compiler digest covers their code, but not which of them the name holds now
+        (``op = ti.atomic_sub`` in a closure, say); their fingerprint is their name."""
         self._record(scope, name, value)
 
     def template(self, name: str, value) -> None:

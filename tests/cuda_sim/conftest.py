@@ -1,0 +1,69 @@
+"""The ``cuda_sim`` tier, which is also the ``cuda`` tier: the CUDA backend's code run on
+the SIMT emulator (or on a real device), compared with the CPU backend and NumPy.
+
+Every test takes the ``gpu`` fixture, parametrised over the GPU-like archs:
+
+- ``cuda_sim`` (marker ``cuda_sim``): ``ti.init(arch=ti.cuda, cuda_sim=True)``, always;
+- ``cuda`` (marker ``cuda``): ``ti.init(arch=ti.cuda)`` on a device, skipped with the
+  driver's own reason where that would fall back to the CPU.
+
+So ``pytest -m cuda_sim tests/cuda_sim`` runs the emulator's tier, ``-m cuda`` the same
+test bodies on a GPU. A test builds its fields and kernels in a function and runs it on
+each arch with ``gpu.against_cpu(build)``; every session is a fresh ``ti.init``.
+``TI_ARCH``/``TI_CUDA_SIM`` are ignored here (each test picks its archs itself), so
+``make test-sim``'s environment does not turn the CPU reference into the emulator.
+
+The emulator runs one OS thread per CUDA thread: fields stay small, grids short. A
+kernel that never ends (an emulated thread in an endless loop cannot be stopped) ends
+the run after :data:`HANG_SECONDS` with every thread's traceback, instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib.util
+import sys
+
+import pytest
+from sim_compare import GPU_ARCHS, GpuArch
+
+from ti_notebook.runtime import devices
+
+DEVICE_BACKEND = "ti_notebook.compiler.backends.cuda_device"
+HANG_SECONDS = 300  # a test of this tier takes about a second
+
+
+@pytest.fixture(autouse=True)
+def _no_endless_test():
+    faulthandler.dump_traceback_later(HANG_SECONDS, exit=True, file=sys.__stderr__)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture(params=GPU_ARCHS)
+def gpu(request, monkeypatch) -> GpuArch:
+    """The GPU-like arch under test (see the module's docstring)."""
+    monkeypatch.delenv("TI_ARCH", raising=False)
+    monkeypatch.delenv("TI_CUDA_SIM", raising=False)
+    if request.param == "cuda":
+        reason = _cuda_fallback_reason()
+        if reason is not None:
+            pytest.skip(reason)
+    return GpuArch(request.param)
+
+
+def _cuda_fallback_reason() -> str | None:
+    """Why ``ti.init(arch=ti.cuda)`` would fall back to the CPU here (the driver's own
+    words), or None: no device, or no device runtime in this ti_notebook yet."""
+    reason = devices.cuda_unavailable_reason()
+    if reason is None and importlib.util.find_spec(DEVICE_BACKEND) is None:
+        reason = "a CUDA device is present, but this ti_notebook cannot launch on it yet"
+    return reason
+
+
+@pytest.fixture
+def sim(monkeypatch) -> GpuArch:
+    """The emulator alone, for tests of what only it can show (barriers removed)."""
+    monkeypatch.delenv("TI_ARCH", raising=False)
+    monkeypatch.delenv("TI_CUDA_SIM", raising=False)
+    return GpuArch("cuda_sim")
