@@ -50,6 +50,14 @@ def _run_cells(page) -> None:
         prompt = cell.locator(".jp-InputPrompt").element_handle()
         for attempt in range(6):
             cell.locator(".jp-InputArea-editor").click()
+            try:  # under load the click may land late: run only once this cell is active
+                page.wait_for_function(
+                    "c => c.classList.contains('jp-mod-active')",
+                    arg=cell.element_handle(),
+                    timeout=20_000,
+                )
+            except Exception:  # playwright's TimeoutError: click again
+                continue
             if attempt % 2 == 0:
                 page.keyboard.press("Shift+Enter")
             else:
@@ -61,6 +69,8 @@ def _run_cells(page) -> None:
                 break
             except Exception:  # playwright's TimeoutError: the request was lost
                 continue
+        else:
+            raise CellNotStarted(f"cell {k + 1} did not start in 6 tries")
         page.wait_for_function(
             "p => /\\[\\d+\\]/.test(p.textContent)", arg=prompt, timeout=RUN_S * 1000
         )
@@ -78,16 +88,30 @@ def _wait_idle(page) -> None:
 
 def test_layout_and_tuner_widgets_work_in_jupyterlab(lab_server, browser, screenshot_dir):
     base, token, root = lab_server
-    (root / "widgets.ipynb").write_text(_notebook(CELLS))
-    page = browser.new_page(viewport={"width": 1280, "height": 1100})
-    try:
-        _drive(page, base, token, screenshot_dir)
-    except Exception:
-        page.screenshot(path=str(screenshot_dir / "lab-widgets-failed.png"))
-        print("the page at the failure:", screenshot_dir / "lab-widgets-failed.png")
-        raise
-    finally:
-        page.close()
+    # One retry with a fresh page and kernel: under load JupyterLab now and then drops a
+    # request to run a cell without a word (what the page shows is checked either way).
+    for attempt in (1, 2):
+        (root / "widgets.ipynb").write_text(_notebook(CELLS))
+        page = browser.new_page(viewport={"width": 1280, "height": 1100})
+        try:
+            _drive(page, base, token, screenshot_dir)
+            return
+        except CellNotStarted:
+            failed = screenshot_dir / f"lab-widgets-failed-{attempt}.png"
+            page.screenshot(path=str(failed))
+            print("the page when a cell did not start:", failed)
+            if attempt == 2:
+                raise
+        except Exception:
+            page.screenshot(path=str(screenshot_dir / "lab-widgets-failed.png"))
+            print("the page at the failure:", screenshot_dir / "lab-widgets-failed.png")
+            raise
+        finally:
+            page.close()
+
+
+class CellNotStarted(AssertionError):
+    """No request to run a cell reached the kernel (the UI dropped them all)."""
 
 
 def _drive(page, base: str, token: str, screenshot_dir) -> None:

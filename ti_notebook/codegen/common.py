@@ -88,6 +88,12 @@ class Arithmetic:
         b, target = self.b, llvm_type(dst)
         if src is dst:
             return value
+        half, single = types.f16, types.f32
+        if half in (src, dst) and single not in (src, dst):
+            # only f32 <-> f16 is one instruction (F16C, PTX cvt); f64 or an integer to or
+            # from f16 would call a compiler-rt function the JIT does not have (a crash).
+            # f64 -> f32 -> f16 rounds twice: it can differ from one rounding in a tie.
+            return self.cast(self.cast(value, src, single), single, dst)
         if src.is_float and dst.is_float:
             return b.fpext(value, target) if dst.bits > src.bits else b.fptrunc(value, target)
         if src.is_float:
