@@ -23,6 +23,7 @@ import numpy as np
 
 from ti_notebook.errors import (
     TiIndexError,
+    TiNotImplementedError,
     TiOverflowError,
     TiRuntimeError,
     TiTypeError,
@@ -270,8 +271,12 @@ class Field:
         return f"<ti.field {self.name}: {self.dtype}>"
 
 
-def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **_unused) -> Field:
+def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **options) -> Field:
     """Declares a field of ``dtype``; with ``shape`` it is placed in ``ti.root`` at once.
+
+    Taichi's options this ti_notebook does not have (``offset``, ``order``, ``needs_grad``,
+    ``needs_dual``) are refused, not ignored: ignoring them would index or lay out the
+    field other than the program expects.
 
     >>> import ti_notebook as ti
     >>> s = ti.field(ti.i32, shape=())
@@ -279,6 +284,7 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **_u
     >>> s[None]
     3
     """
+    refuse_unsupported_options("ti.field", offset=offset, needs_grad=needs_grad, **options)
     cfg = _config.current()
     dt = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
     if dt is None:
@@ -287,6 +293,43 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **_u
     if shape is not None:
         place_with_shape(result, normalize_shape(shape))
     return result
+
+
+_HINTS = {
+    "offset": "index from 0 and add the offset in the kernel (x[i - lo])",
+    "order": "place it with ti.root.dense(ti.j, n).dense(ti.i, m).place(x) for 'ji' order",
+    "needs_grad": "autodiff is not in ti_notebook yet",
+    "needs_dual": "forward-mode autodiff is not in ti_notebook yet",
+}
+
+
+def refuse_unsupported_options(what: str, **options) -> None:
+    """Raises for a Taichi field option given a non-default value that ti_notebook does
+    not implement, and for an unknown keyword.
+
+    >>> refuse_unsupported_options("ti.field", offset=None, needs_grad=False)
+    >>> try:
+    ...     refuse_unsupported_options("ti.field", offset=(-1, 0))
+    ... except NotImplementedError as error:
+    ...     print(error.message)
+    ti.field(offset=(-1, 0)) is not supported by ti_notebook yet
+    """
+    for key, value in options.items():
+        if key not in _HINTS and key != "layout":
+            raise TypeError(f"{what}() got an unexpected keyword argument {key!r}")
+        default = (
+            value is None
+            or value is False
+            or (key == "offset" and all(v == 0 for v in _as_tuple(value)))
+        )
+        if not default and key != "layout":
+            raise TiNotImplementedError(
+                f"{what}({key}={value!r}) is not supported by ti_notebook yet", hint=_HINTS[key]
+            )
+
+
+def _as_tuple(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
 _ASSIGNMENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")

@@ -262,9 +262,12 @@ class Matrix:
         return np.array(values, dtype=None if dtype is None else _dtype(dtype).np_dtype)
 
     @staticmethod
-    def field(n, m, dtype, shape=None, name: str = "", **_unused) -> MatrixField:
+    def field(n, m, dtype, shape=None, name: str = "", **options) -> MatrixField:
         import sys
 
+        from ti_notebook.lang.field import refuse_unsupported_options
+
+        refuse_unsupported_options("ti.Matrix.field", **options)
         return _make_field(n, m, dtype, shape, name, sys._getframe(1))
 
     @staticmethod
@@ -280,9 +283,12 @@ class Vector(Matrix):
     """``ti.Vector``: a column vector."""
 
     @staticmethod
-    def field(n, dtype, shape=None, name: str = "", **_unused) -> MatrixField:
+    def field(n, dtype, shape=None, name: str = "", **options) -> MatrixField:
         import sys
 
+        from ti_notebook.lang.field import refuse_unsupported_options
+
+        refuse_unsupported_options("ti.Vector.field", **options)
         return _make_field(n, None, dtype, shape, name, sys._getframe(1))
 
     @staticmethod
