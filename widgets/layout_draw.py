@@ -8,20 +8,20 @@ field a row of 2-D slices along its first axis. Under the grid, a strip of the t
 first cache line shows which field's element sits at which byte.
 
 The figure is a plain :class:`matplotlib.figure.Figure` on the Agg canvas (no pyplot, so
-no global figure list and no GUI backend); :func:`figure_svg` saves it as SVG with the
-same bytes every time, which exported notebooks and tests rely on.
+no global figure list and no GUI backend), for scripts; ``widgets.render.svg_text`` saves
+it as SVG with the same bytes every time. The live view and the static fallback draw the
+same picture as SVG of their own (``layout_svg.py``).
 
     >>> import ti_notebook as ti
     >>> from ti_notebook.widgets.layout_data import layout_data
+    >>> from ti_notebook.widgets.render import svg_text
     >>> ti.init(arch=ti.cpu)
     >>> fig = draw(layout_data(ti.field(ti.f32, shape=(4, 4)), loop="ndrange"), iterations=5)
-    >>> figure_svg(fig) == figure_svg(fig)
+    >>> svg_text(fig) == svg_text(fig)
     True
 """
 
 from __future__ import annotations
-
-import io
 
 import matplotlib
 import matplotlib.patches
@@ -35,8 +35,6 @@ from .layout_data import CACHE_LINE, LayoutData
 COLORMAP = "viridis"
 LABEL_LIMIT = 16  # cells per side up to which order numbers fit in a cell
 CELL_INCHES = 0.22  # size of one cell of a 32-wide window
-# fixed SVG ids and no date: the same figure gives the same bytes (nbval, git diffs)
-SVG_RC = {"svg.hashsalt": "ti_notebook.widgets.layout", "svg.fonttype": "path"}
 
 
 def _grids(data: LayoutData) -> list[tuple[str, tuple, np.ndarray]]:
@@ -190,11 +188,3 @@ def draw(data: LayoutData, iterations: int | None = None) -> Figure:
     _draw_bytes(fig.add_subplot(spec[1, :]), data)
     fig.suptitle(title(data, iterations), fontsize=8)
     return fig
-
-
-def figure_svg(fig: Figure) -> str:
-    """The figure as SVG text, identical for identical figures (fixed ids, no date)."""
-    buffer = io.StringIO()
-    with matplotlib.rc_context(SVG_RC):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()

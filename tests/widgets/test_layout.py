@@ -16,7 +16,7 @@ import pytest
 import ti_notebook as ti
 from ti_notebook.widgets import LayoutView, layout, layout_figure
 from ti_notebook.widgets.layout_data import layout_data, loop_kind
-from ti_notebook.widgets.layout_draw import figure_svg
+from ti_notebook.widgets.render import svg_text
 
 pytestmark = pytest.mark.cpu
 
@@ -187,12 +187,12 @@ def test_ndrange_over_a_column_major_field_touches_more_cache_lines():
 
 def test_svg_is_the_same_bytes_twice():
     fields = _aos()
-    first = figure_svg(layout_figure(*fields, loop="struct-for", iterations=7))
-    second = figure_svg(layout_figure(*fields, loop="struct-for", iterations=7))
+    first = svg_text(layout_figure(*fields, loop="struct-for", iterations=7))
+    second = svg_text(layout_figure(*fields, loop="struct-for", iterations=7))
     assert first.startswith("<?xml") and "<svg" in first
     assert first.encode() == second.encode()
     assert "Date" not in first.split("</metadata>")[0].split("<metadata>")[-1]
-    third = figure_svg(layout_figure(*fields, loop="struct-for", iterations=8))
+    third = svg_text(layout_figure(*fields, loop="struct-for", iterations=8))
     assert third != first  # the picture does depend on what it shows
 
 

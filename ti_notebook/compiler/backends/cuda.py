@@ -139,9 +139,13 @@ class CudaBackend(Backend):
         """Optimises and emits PTX (always kept: it is what a launcher loads)."""
         kernels = [launch["kernel"] for launch in artifact.launches]
         optimized, ptx = nvptx_target.compile_module(module_text, self.compute_capability, kernels)
-        artifact.code = ptx.encode()
+        artifact.code = self.loadable(optimized, ptx).encode()
         self._remember(optimized, ptx)
         return 0, optimized
+
+    def loadable(self, optimized: str, ptx: str) -> str:
+        """What the launcher loads, kept as the artifact's code: the PTX."""
+        return ptx
 
     def load_code(self, artifact: Artifact) -> int:
         return 0  # an offline-cache hit: the PTX is in artifact.code, for the launcher

@@ -15,7 +15,6 @@ size never changes results, as every loop is grid-strided.
 
 from __future__ import annotations
 
-from ti_notebook.codegen import nvptx_target
 from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.compiler.backends.base import Artifact
 from ti_notebook.compiler.backends.cuda import CudaBackend
@@ -49,12 +48,9 @@ class CudaSimBackend(CudaBackend):
     def target_description(self) -> dict:
         return {**super().target_description(), "runs_on": "simt-emulator"}
 
-    def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[int, str]:
-        kernels = [launch["kernel"] for launch in artifact.launches]
-        optimized, ptx = nvptx_target.compile_module(module_text, self.compute_capability, kernels)
-        artifact.code = optimized.encode()  # what the emulator loads
-        self._remember(optimized, ptx)
-        return 0, optimized
+    def loadable(self, optimized: str, ptx: str) -> str:
+        """The emulator runs the optimised NVPTX IR, not the PTX."""
+        return optimized
 
     def launchable(
         self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
