@@ -30,6 +30,7 @@ from ti_notebook import errors
 from ti_notebook import lang as lang
 from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
+from ti_notebook.lang import matrix_types as _matrix_types
 from ti_notebook.lang import session as _session
 from ti_notebook.lang.config import (
     arm64,
@@ -160,10 +161,9 @@ types = _Namespace(
     ndarray=NdarrayType,
     NDArray=NDArray,
     template=template,
-    f32=f32,
-    f64=f64,
-    i32=i32,
-    i64=i64,
+    vector=_matrix_types.vector,
+    matrix=_matrix_types.matrix,
+    **{t.name: t for t in (f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64)},
 )
 
 __all__ = [
