@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from ti_notebook.errors import TiIndexError, TiSyntaxError
+from ti_notebook.errors import TiError, TiIndexError, TiSyntaxError
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import static_eval
@@ -88,6 +88,10 @@ def _attribute(ctx: TraceContext, node: ast.Attribute):
         raise ctx.error(
             TiSyntaxError, node, f"'{ast.unparse(node.value)}' has no attribute '{node.attr}'"
         ) from None
+    except TiError as error:  # a refusal without a place (x.grad): point at the attribute
+        if error.pos is not None:
+            raise
+        raise ctx.error(type(error), node, error.message, error.hint) from None
     ctx.state.reads.attribute(base, node.attr, value, node)  # Params.scale, cfg.N
     return value
 

@@ -29,9 +29,9 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
+from ti_notebook.lang import autodiff, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
-from ti_notebook.lang import types
 from ti_notebook.lang.validate import extents
 from ti_notebook.plan.layout import FieldLayout
 from ti_notebook.runtime.memory import before_host_access
@@ -70,6 +70,16 @@ class Field:
         self._view: np.ndarray | None = None
         self._memory = None  # the tree's memory, kept for the device-copy check
         self.owner = None  # the vector/matrix field this is a component of, if any
+
+    @property
+    def grad(self):
+        """Autodiff is not supported yet: raises TiNotImplementedError naming the field."""
+        return autodiff.gradient_attribute(self.name, "grad")
+
+    @property
+    def dual(self):
+        """Forward-mode autodiff is not supported yet: raises TiNotImplementedError."""
+        return autodiff.gradient_attribute(self.name, "dual")
 
     @property
     def label(self) -> str:

@@ -38,8 +38,8 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
+from ti_notebook.lang import autodiff, template_keys, types
 from ti_notebook.lang import config as _config
-from ti_notebook.lang import template_keys, types
 from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
 from ti_notebook.lang.ndarray import NdarrayType, Template
 from ti_notebook.lang.specialisation_label import label
@@ -97,6 +97,11 @@ class Kernel(KernelBase):
         self._offline_cache: bool | None = None
         self._on_death = functools.partial(_forget_dead, weakref.ref(self))
         _kernels.add(self)
+
+    @property
+    def grad(self):
+        """``kernel.grad()``: autodiff is not supported yet (TiNotImplementedError)."""
+        raise autodiff.refuse(f"{self.name}.grad")
 
     def configure(
         self,

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
+from ti_notebook.lang import autodiff, types
 from ti_notebook.lang import config as _config
-from ti_notebook.lang import types
 from ti_notebook.lang.field import Field, _assigned_name, normalize_shape, place_with_shape
 
 
@@ -41,6 +41,16 @@ class MatrixField:
         self.components = [Field(dtype, f"{self.name}[{k}]") for k in range(n * self.m)]
         for component in self.components:
             component.owner = self
+
+    @property
+    def grad(self):
+        """Autodiff is not supported yet: raises TiNotImplementedError naming the field."""
+        return autodiff.gradient_attribute(self.name, "grad")
+
+    @property
+    def dual(self):
+        """Forward-mode autodiff is not supported yet: raises TiNotImplementedError."""
+        return autodiff.gradient_attribute(self.name, "dual")
 
     @property
     def label(self) -> str:
