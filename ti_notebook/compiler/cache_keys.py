@@ -131,7 +131,10 @@ def pre_key(request, target: dict) -> str | None:
         templates[name] = fingerprint(value)
         if templates[name] is None:
             return None
-    params = [(p.name, p.kind, p.dtype.name if p.dtype else None, p.ndim) for p in request.params]
+    params = [
+        (p.name, p.kind, p.dtype.name if p.dtype else None, p.ndim, p.element_shape)
+        for p in request.params
+    ]
     return _digest(
         target,
         request.source.text,

@@ -43,7 +43,9 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
             tracer.bind(param.name, request.template_values[param.name])
             state.reads.template(param.name, request.template_values[param.name])
         elif param.kind == "ndarray":
-            tracer.bind(param.name, NdarrayArg(slot, param.dtype, param.ndim, param.name))
+            outer = param.ndim - len(param.element_shape)
+            arg = NdarrayArg(slot, param.dtype, outer, param.name, param.element_shape)
+            tracer.bind(param.name, arg)
             slot += 1
         else:
             arg = b.emit(ir.ArgLoadStmt(slot, param.dtype))

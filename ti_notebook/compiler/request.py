@@ -8,7 +8,7 @@ session's ``Config``; nothing here reads that object.
 
     >>> from ti_notebook.ir.types import f32
     >>> Param("x", "scalar", f32)
-    Param(name='x', kind='scalar', dtype=f32, ndim=None)
+    Param(name='x', kind='scalar', dtype=f32, ndim=None, element_shape=())
     >>> CacheSettings(enabled=False).policy
     'lru'
 """
@@ -30,7 +30,8 @@ class Param:
     name: str
     kind: str
     dtype: DataType | None = None
-    ndim: int | None = None
+    ndim: int | None = None  # ndarrays: the array's dimensions, element dimensions included
+    element_shape: tuple[int, ...] = ()  # ndarrays of vectors/matrices: (n,) or (n, m)
 
 
 @dataclasses.dataclass(frozen=True)

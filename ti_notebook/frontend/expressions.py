@@ -32,7 +32,9 @@ from ti_notebook.frontend.places import load, lvalue, read
 from ti_notebook.frontend.pointers import (
     index_values,
     is_matrix_field,
+    is_matrix_ndarray,
     load_matrix,
+    ndarray_element_slots,
     subscript_pointer,
 )
 from ti_notebook.frontend.values import NdarrayArg, Vector
@@ -111,6 +113,8 @@ def _subscript(ctx: TraceContext, node: ast.Subscript):
         return vector_element(ctx, base, node)
     if is_matrix_field(base):
         return load_matrix(ctx, base, index_values(ctx, node.slice), node)
+    if is_matrix_ndarray(base):
+        return load(ctx, ndarray_element_slots(ctx, base, index_values(ctx, node.slice), node))
     if isinstance(base, (tuple, list)):
         index = static_eval(ctx, node.slice)
         if not isinstance(index, int):

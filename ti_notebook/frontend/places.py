@@ -30,7 +30,13 @@ from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.operands import as_vector, check_scalar
-from ti_notebook.frontend.pointers import index_values, is_matrix_field, subscript_pointer
+from ti_notebook.frontend.pointers import (
+    index_values,
+    is_matrix_field,
+    is_matrix_ndarray,
+    ndarray_element_slots,
+    subscript_pointer,
+)
 from ti_notebook.frontend.values import (
     ComponentPointers,
     LoopIndex,
@@ -110,6 +116,8 @@ def lvalue(ctx: TraceContext, node: ast.expr):
         )
     base = ctx.expr(node.value)
     indices = index_values(ctx, node.slice)
+    if is_matrix_ndarray(base):
+        return ndarray_element_slots(ctx, base, indices, node)
     if is_matrix_field(base):
         components = base.components
         pointers = ComponentPointers(

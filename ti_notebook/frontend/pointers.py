@@ -25,7 +25,7 @@ from ti_notebook.errors import TiIndexError, TiRuntimeError, TiTypeError, TiValu
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.operands import check_scalar
-from ti_notebook.frontend.values import NdarrayArg, Vector
+from ti_notebook.frontend.values import ComponentPointers, NdarrayArg, Slots, Vector
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import matrix as lang_matrix
 from ti_notebook.lang import types
@@ -54,8 +54,11 @@ def index_values(ctx: TraceContext, slice_node: ast.expr) -> list:
     return [value]
 
 
-def subscript_pointer(ctx: TraceContext, base, indices: list, node: ast.Subscript) -> ir.Stmt:
-    """The pointer to ``base[indices]``, a field's or an ndarray argument's element."""
+def subscript_pointer(
+    ctx: TraceContext, base, indices: list, node: ast.Subscript, component: tuple[int, ...] = ()
+) -> ir.Stmt:
+    """The pointer to ``base[indices]``, a field's or an ndarray argument's element; for an
+    ndarray of vectors/matrices, ``component`` picks the element's component."""
     b = ctx.builder
     if isinstance(base, Field):
         _check_placed(ctx, base, node)
@@ -91,7 +94,26 @@ def subscript_pointer(ctx: TraceContext, base, indices: list, node: ast.Subscrip
     if isinstance(base, Field):
         ctx.state.captured.setdefault(("field", id(base)), base)
         return b.emit(ir.GlobalPtrStmt(describe(base), cast))
-    return b.emit(ir.ExternalPtrStmt(base.arg_index, base.ndim, cast, base.dtype))
+    cast += [b.const(c, types.i32) for c in component]
+    total = base.ndim + len(base.element_shape)
+    return b.emit(ir.ExternalPtrStmt(base.arg_index, total, cast, base.dtype))
+
+
+def is_matrix_ndarray(value) -> bool:
+    """``a`` is an ndarray argument whose elements are vectors or matrices."""
+    return isinstance(value, NdarrayArg) and bool(value.element_shape)
+
+
+def ndarray_element_slots(ctx: TraceContext, base: NdarrayArg, indices: list, node) -> Slots:
+    """The components of a vector/matrix ndarray's element ``a[i, j]``, row-major."""
+    shape = base.element_shape
+    positions = [(k,) for k in range(shape[0])]
+    if len(shape) == 2:
+        positions = [(r, c) for r in range(shape[0]) for c in range(shape[1])]
+    pointers = ComponentPointers(
+        lambda k: subscript_pointer(ctx, base, indices, node, positions[k]), len(positions)
+    )
+    return Slots(pointers, shape)
 
 
 def _check_placed(ctx: TraceContext, field: Field, node: ast.AST) -> None:

@@ -89,12 +89,16 @@ class Slots:
 
 @dataclasses.dataclass
 class NdarrayArg:
-    """A ``ti.types.ndarray()`` argument inside a kernel."""
+    """A ``ti.types.ndarray()`` argument inside a kernel; ``ndim`` counts the indices a
+    kernel gives (``a[i, j]``), ``element_shape`` the dimensions of its vector/matrix
+    elements, which the array stores innermost (a vec3 ndarray of shape (h, w) is an
+    (h, w, 3) NumPy array)."""
 
     arg_index: int
     dtype: types.DataType
     ndim: int
     name: str
+    element_shape: tuple[int, ...] = ()
 
 
 @dataclasses.dataclass

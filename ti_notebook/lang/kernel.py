@@ -58,7 +58,9 @@ def _param_of(func, p: inspect.Parameter, cfg) -> Param:
         return Param(p.name, "template")
     if ann is NdarrayType or isinstance(ann, NdarrayType):
         spec = ann if isinstance(ann, NdarrayType) else NdarrayType()
-        return Param(p.name, "ndarray", spec.dtype, spec.ndim)
+        es = spec.element_shape
+        ndim = None if spec.ndim is None else spec.ndim + len(es)
+        return Param(p.name, "ndarray", spec.dtype, ndim, es)
     if ann is inspect.Parameter.empty:
         raise TiTypeError(
             f"kernel '{func.__name__}': parameter '{p.name}' has no type annotation",
@@ -244,9 +246,11 @@ class Kernel(KernelBase):
                         f"argument '{param.name}' of kernel '{self.name}' must be a NumPy "
                         f"array or ti.ndarray, got {type(value).__name__}"
                     )
+                es = _element_shape(self.name, param, value, array)
                 _check_array(self.name, param, dtype, array.ndim)
-                key.append((dtype.name, array.ndim))
-                concrete.append(Param(param.name, "ndarray", param.dtype or dtype, array.ndim))
+                key.append((dtype.name, array.ndim, es))
+                dtype = param.dtype or dtype
+                concrete.append(Param(param.name, "ndarray", dtype, array.ndim, es))
                 runtime_args.append(value)
             else:
                 concrete.append(param)
@@ -420,6 +424,26 @@ def _check_array(kernel_name: str, param: Param, dtype, ndim: int) -> None:
             f"argument '{param.name}' of kernel '{kernel_name}' must be {param.ndim}-D, "
             f"got {ndim}-D"
         )
+
+
+def _element_shape(kernel_name: str, param: Param, value, array) -> tuple[int, ...]:
+    """The vector/matrix shape of an ndarray argument's elements: the annotation's
+    (``ti.types.ndarray(dtype=ti.math.vec3)``), else the ``ti.ndarray``'s own, else ()."""
+    given = getattr(value, "element_shape", ())
+    if not param.element_shape:
+        return tuple(given)
+    wanted = param.element_shape
+    if (given and tuple(given) != wanted) or tuple(
+        array.shape[array.ndim - len(wanted) :]
+    ) != wanted:
+        raise TiValueError(
+            f"argument '{param.name}' of kernel '{kernel_name}' must hold elements of shape "
+            f"{wanted}, got an array of shape {tuple(array.shape)}",
+            hint=f"its last {len(wanted)} dimension(s) are the element: shape (..., "
+            + ", ".join(map(str, wanted))
+            + ")",
+        )
+    return wanted
 
 
 def _example_value(param: Param):

@@ -281,6 +281,13 @@ class Matrix:
         return _make_field(n, m, dtype, shape, name, sys._getframe(1))
 
     @staticmethod
+    def ndarray(n: int, m: int, dtype, shape):
+        """``ti.Matrix.ndarray(n, m, dtype, shape)``: an ndarray of n x m matrices."""
+        from ti_notebook.lang import matrix_types, ndarray
+
+        return ndarray.Ndarray(matrix_types.matrix(n, m, dtype), shape)
+
+    @staticmethod
     def identity(dtype, n):
         return np.eye(n, dtype=_dtype(dtype).np_dtype)
 
@@ -300,6 +307,13 @@ class Vector(Matrix):
 
         refuse_unsupported_options("ti.Vector.field", **options)
         return _make_field(n, None, dtype, shape, name, sys._getframe(1))
+
+    @staticmethod
+    def ndarray(n: int, dtype, shape):
+        """``ti.Vector.ndarray(n, dtype, shape)``: an ndarray of n-vectors."""
+        from ti_notebook.lang import matrix_types, ndarray
+
+        return ndarray.Ndarray(matrix_types.vector(n, dtype), shape)
 
     @staticmethod
     def zero(dtype, n):

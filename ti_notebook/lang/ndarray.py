@@ -16,6 +16,7 @@ from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 from ti_notebook.lang.field import normalize_shape
+from ti_notebook.lang.matrix_types import MatrixType
 
 
 class Template:
@@ -27,17 +28,40 @@ def template() -> Template:
 
 
 class NdarrayType:
-    """``ti.types.ndarray(dtype=None, ndim=None)``: an array argument passed by reference."""
+    """``ti.types.ndarray(dtype=None, ndim=None)``: an array argument passed by reference.
+
+    ``dtype`` may be a vector/matrix type: ``ti.types.ndarray(dtype=ti.math.vec3, ndim=2)``
+    takes an (h, w, 3) array whose elements a kernel reads as vectors (``a[i, j].x``).
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> ti.types.ndarray(dtype=ti.types.vector(3, ti.f32), ndim=2)
+        ndarray(dtype=f32, ndim=2, element_shape=(3,))
+    """
 
     def __init__(self, dtype=None, ndim: int | None = None, **_unused) -> None:
-        cfg = _config.current()
-        self.dtype = (
-            None if dtype is None else types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
-        )
+        self.dtype, self.element_shape = _element_type(dtype)
         self.ndim = ndim
 
     def __repr__(self) -> str:
-        return f"ndarray(dtype={self.dtype}, ndim={self.ndim})"
+        shape = f", element_shape={self.element_shape}" if self.element_shape else ""
+        return f"ndarray(dtype={self.dtype}, ndim={self.ndim}{shape})"
+
+
+def _element_type(dtype) -> tuple[types.DataType | None, tuple[int, ...]]:
+    """A scalar type, or a vector/matrix type's element type and shape."""
+    if isinstance(dtype, MatrixType):
+        return dtype.dtype, dtype.shape
+    if dtype is None:
+        return None, ()
+    cfg = _config.current()
+    resolved = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
+    if resolved is None:
+        raise TiTypeError(
+            f"{dtype!r} is not an ndarray element type",
+            hint="use a scalar type (ti.f32, float...) or ti.types.vector/matrix(...)",
+        )
+    return resolved, ()
 
 
 class NDArray:
@@ -56,37 +80,61 @@ class NDArray:
 
 
 class Ndarray:
-    """A NumPy-backed array that kernels take as a ``ti.types.ndarray()`` argument."""
+    """A NumPy-backed array that kernels take as a ``ti.types.ndarray()`` argument.
+
+    Its elements are scalars, or vectors/matrices (``ti.Vector.ndarray(3, ti.f32, (4,))``,
+    ``ti.ndarray(ti.math.vec3, 4)``): ``shape`` is the element grid, ``element_shape``
+    the vector's, and ``to_numpy()`` has both, the element's dimensions last.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> a = ti.Vector.ndarray(2, ti.f32, shape=3)
+        >>> a[1] = [1, 2]
+        >>> a.shape, a.element_shape, a.to_numpy().shape, a[1].tolist()
+        ((3,), (2,), (3, 2), [1.0, 2.0])
+    """
 
     def __init__(self, dtype, shape) -> None:
-        cfg = _config.current()
-        self.dtype = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
+        self.dtype, self.element_shape = _element_type(dtype)
         if self.dtype is None:
             raise TiTypeError(f"ti.ndarray: {dtype!r} is not a type")
         self.shape = normalize_shape(shape)
-        self._array = np.zeros(self.shape, dtype=self.dtype.np_dtype)
+        self._array = np.zeros(self.shape + self.element_shape, dtype=self.dtype.np_dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
     def to_numpy(self) -> np.ndarray:
         return self._array.copy()
 
     def from_numpy(self, array) -> None:
         array = np.asarray(array)
-        if array.shape != self.shape:
-            raise TiValueError(f"from_numpy: shape {array.shape} != ndarray shape {self.shape}")
+        if array.shape != self._array.shape:
+            raise TiValueError(
+                f"from_numpy: shape {array.shape} != ndarray shape {self._array.shape}"
+            )
         self._array[...] = array
+
+    def copy_from(self, other: Ndarray) -> None:
+        """Copies ``other``'s elements (same shape and element shape) into this array."""
+        self.from_numpy(other._array)
 
     def fill(self, value) -> None:
         self._array[...] = value
 
     def __getitem__(self, key):
-        return self._array[key].item() if np.ndim(self._array[key]) == 0 else self._array[key]
+        element = self._array[key]
+        return element.item() if np.ndim(element) == 0 else element.copy()
 
     def __setitem__(self, key, value) -> None:
-        self._array[key] = value
+        self._array[key] = np.asarray(value)
 
     def __repr__(self) -> str:
-        return f"<ti.ndarray {self.dtype} {self.shape}>"
+        element = f" of {self.element_shape}" if self.element_shape else ""
+        return f"<ti.ndarray {self.dtype}{element} {self.shape}>"
 
 
 def ndarray(dtype, shape) -> Ndarray:
+    """``ti.ndarray(dtype, shape)``: ``dtype`` a scalar type or a vector/matrix type."""
     return Ndarray(dtype, shape)
