@@ -45,6 +45,7 @@ from ti_notebook.lang.config import (
     x64,
 )
 from ti_notebook.lang.field import Field, field
+from ti_notebook.lang.graph import graph
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
 from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
 from ti_notebook.lang.ndarray import NDArray, Ndarray, NdarrayType, Template, ndarray, template
@@ -229,6 +230,7 @@ __all__ = [
     "floor",
     "func",
     "gpu",
+    "graph",
     "grouped",
     "i8",
     "i16",
