@@ -105,6 +105,10 @@ class TiIndexError(TiError, IndexError):
     """An index outside a field's or array's shape."""
 
 
+class TiAttributeError(TiError, AttributeError):
+    """An attribute a value does not have (``v.z`` of a 2-vector), so ``hasattr`` works."""
+
+
 class TiRuntimeError(TiError, RuntimeError):
     """The runtime could not do what was asked (destroyed field, no device, ...)."""
 

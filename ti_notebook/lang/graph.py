@@ -32,7 +32,7 @@ import enum
 from types import SimpleNamespace
 
 from ti_notebook.errors import TiNotImplementedError, TiTypeError, TiValueError
-from ti_notebook.lang.matrix_types import MatrixType
+from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.ndarray import Ndarray, _element_type
 
 
@@ -71,7 +71,7 @@ class Arg:
         self.tag, self.name, self.ndim = tag, name, ndim
         self.dtype, shape = _element_type(dtype)
         self.element_shape = shape or element_shape
-        self.matrix_type = dtype if isinstance(dtype, MatrixType) else None
+        self.matrix_type = dtype if isinstance(dtype, ElementType) else None
 
     def check(self, value) -> None:
         """Raises when ``value`` cannot stand for this argument."""

@@ -1,26 +1,263 @@
-"""``ti.Vector`` / ``ti.Matrix``: small vectors and matrices, and fields of them.
+"""``ti.Vector`` / ``ti.Matrix``: small vector and matrix values, and fields of them.
 
-A vector or matrix field is ``n*m`` scalar component fields placed in one cell, so a
-vector field is AoS over its components and follows ``place`` like scalars:
+In Python a ``ti.Vector([...])`` or ``ti.Matrix([[...], ...])`` is a value (NumPy
+inside): indexing, swizzles, operators (``lang/matrix_arith.py``) and Taichi's methods
+(``lang/matrix_algebra.py``); a kernel that reads one uses it as a constant. Its element
+type is ``dt`` when given, else the kind of its items resolved by ``ti.init``'s defaults
+(``lang/matrix_dtypes.py``):
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
+    >>> p = ti.Vector([1.0, 2.0, 3.0])
+    >>> p.x, p.yz.tolist(), p.dtype, (p * 2).tolist(), p.norm_sqr()
+    (1.0, [2.0, 3.0], f32, [2.0, 4.0, 6.0], 14.0)
+    >>> ti.Matrix.identity(ti.i32, 2)
+    [[1 0]
+     [0 1]]
+
+A vector or matrix field is ``n*m`` scalar component fields placed in one cell, so a
+vector field is AoS over its components and follows ``place`` like scalars; ``v[i]``
+is a live view of one element (a value whose writes go to the field, as in Taichi):
+
     >>> v = ti.Vector.field(3, ti.f32, shape=4)
     >>> v[1] = [1, 2, 3]
-    >>> v.to_numpy().shape, v[1].tolist()
-    ((4, 3), [1.0, 2.0, 3.0])
+    >>> v[1].y = 7
+    >>> v.to_numpy().shape, v[1].tolist(), isinstance(v[1], ti.Vector)
+    ((4, 3), [1.0, 7.0, 3.0], True)
     >>> [c.layout().address((1,)) for c in v.components]
     [12, 16, 20]
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
-from ti_notebook.lang import autodiff, types
-from ti_notebook.lang import config as _config
-from ti_notebook.lang.field import Field, _assigned_name, normalize_shape, place_with_shape
+from ti_notebook.lang import autodiff, ndarray, types
+from ti_notebook.lang import matrix_dtypes as dtypes
+from ti_notebook.lang.element_type import ElementType
+from ti_notebook.lang.field import (
+    Field,
+    _assigned_name,
+    normalize_shape,
+    place_with_shape,
+    refuse_unsupported_options,
+)
+from ti_notebook.lang.matrix_algebra import MatrixAlgebra
+from ti_notebook.lang.matrix_arith import MatrixArithmetic
+from ti_notebook.lang.swizzles import add_swizzles
+
+
+def _entries(arr, what: str) -> tuple[np.ndarray, object]:
+    """The items of a constructor's argument as an array, and their spec."""
+    if isinstance(arr, Matrix):
+        return arr.entries.copy(), arr._spec
+    if isinstance(arr, np.ndarray):
+        array = arr
+    elif isinstance(arr, (list, tuple)):
+        rows = [r.entries if isinstance(r, Matrix) else r for r in arr]
+        try:
+            array = np.array(rows)
+        except ValueError:
+            raise TiValueError(f"{what}: the rows have different lengths") from None
+    else:
+        raise TiTypeError(
+            f"{what} takes a list of values, got {type(arr).__name__}",
+            hint="e.g. ti.Vector([1.0, 2.0]) or ti.Matrix([[1, 2], [3, 4]])",
+        )
+    if array.ndim > 2:
+        raise TiValueError(f"{what}: a value of shape {array.shape} is neither 1-D nor 2-D")
+    return array, dtypes.infer(array) if array.size else int
+
+
+@add_swizzles
+class Matrix(MatrixArithmetic, MatrixAlgebra):
+    """``ti.Matrix(arr, dt=None)``: a small matrix (a vector from a flat list) in Python;
+    in kernels the frontend builds it (``frontend/vectors.py``)."""
+
+    def __init__(self, arr, dt=None, **options) -> None:
+        dt = options.pop("dtype", dt)
+        options.pop("ndim", None)  # Taichi's reshape hint: the shape of ``arr`` decides
+        if options:
+            raise TiTypeError(f"ti.Matrix() got unexpected keyword(s) {sorted(options)}")
+        array, spec = _entries(arr, f"ti.{type(self).__name__}()")
+        if dt is not None:
+            spec = dtypes.explicit(dt)
+        self._data = array.astype(dtypes.storage(spec))
+        self._spec = spec
+
+    @staticmethod
+    def _new(data: np.ndarray, spec) -> Matrix:
+        """An operation's result: a Vector when 1-D, else a Matrix."""
+        value = object.__new__(Vector if data.ndim == 1 else Matrix)
+        value._data, value._spec = data, spec
+        return value
+
+    # -- what it is ----------------------------------------------------------------------
+    @property
+    def entries(self) -> np.ndarray:
+        """The components (not a copy: ``to_numpy()`` is one)."""
+        return self._data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.entries.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def n(self) -> int:
+        return self.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.shape[1] if len(self.shape) == 2 else 1
+
+    @property
+    def dtype(self) -> types.DataType:
+        return dtypes.resolve(self._spec)
+
+    def get_shape(self) -> tuple[int, ...]:
+        return self.shape
+
+    # -- components ----------------------------------------------------------------------
+    def __getitem__(self, index):
+        try:
+            selected = self.entries[index]
+        except (IndexError, TypeError, ValueError) as exc:
+            raise TiIndexError(
+                f"index {index!r} does not select from a value of shape {self.shape}: {exc}",
+                hint="use v[i] for a vector, m[i, j] (or m[i] for a row) for a matrix",
+            ) from None
+        if np.ndim(selected) == 0:
+            return selected.item()
+        return self._new(np.array(selected), self._spec)
+
+    def __setitem__(self, index, value) -> None:
+        self._store(index, value)
+
+    def _store(self, index, value) -> None:
+        try:
+            self._data[index] = np.asarray(value)
+        except (IndexError, TypeError) as exc:
+            raise TiIndexError(
+                f"index {index!r} does not select from a value of shape {self.shape}: {exc}"
+            ) from None
+        except ValueError:
+            raise TiValueError(
+                f"cannot write a value of shape {np.shape(value)} into "
+                f"{np.shape(self._data[index])} components"
+            ) from None
+
+    def _select(self, indices: list[int]) -> Vector:
+        return self._new(self.entries[indices].copy(), self._spec)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        return iter(self.entries.tolist())  # numbers of a vector, lists of a matrix's rows
+
+    # -- conversions -----------------------------------------------------------------------
+    def to_numpy(self, dtype=None) -> np.ndarray:
+        """A copy of the components."""
+        return np.array(self.entries, dtype=dtype)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.to_numpy(dtype)
+
+    def tolist(self) -> list:
+        return self.entries.tolist()
+
+    to_list = tolist  # Taichi's name
+
+    def __repr__(self) -> str:
+        return str(self.entries)  # as Taichi prints a Python-scope matrix
+
+    __str__ = __repr__
+
+    # -- constructors (Python scope; kernels have their own, frontend/) -----------------------
+    @staticmethod
+    def zero(dt, n: int, m: int | None = None) -> Matrix:
+        """``n`` zeros (``n x m`` with ``m``) of type ``dt``."""
+        return _filled(dt, n, m, 0)
+
+    @staticmethod
+    def one(dt, n: int, m: int | None = None) -> Matrix:
+        """``n`` ones (``n x m`` with ``m``) of type ``dt``."""
+        return _filled(dt, n, m, 1)
+
+    @staticmethod
+    def unit(n: int, i: int, dt=None) -> Vector:
+        """The ``n``-vector with a one at ``i`` (``dt`` defaults to ``int``)."""
+        if not 0 <= i < n:
+            raise TiIndexError(f"ti.Vector.unit({n}, {i}): i must be in [0, {n})")
+        return Vector([int(k == i) for k in range(n)], int if dt is None else dt)
+
+    @staticmethod
+    def identity(dt, n: int) -> Matrix:
+        """The ``n x n`` identity matrix of type ``dt``."""
+        return Matrix(np.eye(n), dt)
+
+    @staticmethod
+    def diag(dim: int, val) -> Matrix:
+        """The ``dim x dim`` matrix with ``val`` on its diagonal."""
+        return Matrix([[val if i == j else 0 for j in range(dim)] for i in range(dim)])
+
+    @staticmethod
+    def rows(rows) -> Matrix:
+        """The matrix whose rows are these vectors (or lists)."""
+        lengths = {len(r) for r in rows}
+        if len(lengths) > 1:
+            raise TiValueError(f"ti.Matrix.rows: rows of different lengths {sorted(lengths)}")
+        return Matrix([list(r) for r in rows])
+
+    @staticmethod
+    def cols(cols) -> Matrix:
+        """The matrix whose columns are these vectors (or lists)."""
+        return Matrix.rows(cols).transpose()
+
+    # -- containers of them ------------------------------------------------------------------
+    @staticmethod
+    def field(n, m, dtype, shape=None, name: str = "", **options) -> MatrixField:
+        refuse_unsupported_options("ti.Matrix.field", **options)
+        return _make_field(n, m, dtype, shape, name, sys._getframe(1))
+
+    @staticmethod
+    def ndarray(n: int, m: int, dtype, shape):
+        """``ti.Matrix.ndarray(n, m, dtype, shape)``: an ndarray of n x m matrices."""
+        return ndarray.Ndarray(ElementType(n, m, dtype, 2), shape)
+
+
+class Vector(Matrix):
+    """``ti.Vector(arr, dt=None)``: a column vector."""
+
+    def __init__(self, arr, dt=None, **options) -> None:
+        super().__init__(arr, dt, **options)
+        if self._data.ndim != 1:
+            raise TiValueError(
+                f"ti.Vector() takes a flat list, got shape {self._data.shape}",
+                hint="use ti.Matrix for 2-D values",
+            )
+
+    @staticmethod
+    def field(n, dtype, shape=None, name: str = "", **options) -> MatrixField:
+        refuse_unsupported_options("ti.Vector.field", **options)
+        return _make_field(n, None, dtype, shape, name, sys._getframe(1))
+
+    @staticmethod
+    def ndarray(n: int, dtype, shape):
+        """``ti.Vector.ndarray(n, dtype, shape)``: an ndarray of n-vectors."""
+        return ndarray.Ndarray(ElementType(n, 1, dtype, 1), shape)
+
+
+def _filled(dt, n: int, m: int | None, value) -> Matrix:
+    shape = (n,) if m is None else (n, m)
+    return (Vector if m is None else Matrix)(np.full(shape, value), dt)
 
 
 class MatrixField:
@@ -106,10 +343,11 @@ class MatrixField:
         for component, item in zip(self.components, values, strict=True):
             component.fill(item.item())
 
-    def __getitem__(self, key) -> MatrixElement:
+    def __getitem__(self, key) -> MatrixElement | VectorElement:
         first = self.components[0]
         first._materialize()
-        return MatrixElement(self, first._index(key))
+        element = VectorElement if self.is_vector else MatrixElement
+        return element(self, first._index(key))
 
     def __setitem__(self, key, value) -> None:
         values = np.broadcast_to(np.asarray(value), self.element_shape).reshape(-1)
@@ -120,71 +358,31 @@ class MatrixField:
         return f"<ti.Matrix.field {self.name}: {self.dtype}{list(self.element_shape)}>"
 
 
-class MatrixElement:
-    """``v[i]`` from Python: one element of a vector/matrix field, read and written live.
-
-    Indexing it reads or writes the field itself, so ``v[i][k] = s`` changes the field,
-    as in Taichi. Everything else (arithmetic, comparisons, ``np.asarray``, ``tolist``,
-    ``repr``) works on a NumPy copy of the element's current value.
-
-    >>> import ti_notebook as ti
-    >>> v = ti.Vector.field(3, ti.f32, shape=4)
-    >>> v[2][1] = 7
-    >>> v[2].y, v[2].tolist(), v.to_numpy()[2].tolist()
-    (7.0, [0.0, 7.0, 0.0], [0.0, 7.0, 0.0])
-    >>> v[2] * 2
-    array([ 0., 14.,  0.], dtype=float32)
-    """
-
-    __slots__ = ("_field", "_key")
-    __hash__ = None  # compares like an array
+class _LiveElement:
+    """One element of a vector/matrix field, read and written live (``v[i]`` in Python):
+    ``v[i][k] = s`` and ``v[i].y = s`` change the field, as in Taichi; reading it reads
+    the field's current value; operations on it give new values."""
 
     def __init__(self, field: MatrixField, key: tuple[int, ...]) -> None:
-        self._field = field
-        self._key = key
+        self._field, self._key, self._spec = field, key, field.dtype
 
     @property
-    def n(self) -> int:
-        return self._field.n
-
-    @property
-    def m(self) -> int:
-        return self._field.m
-
-    def to_numpy(self) -> np.ndarray:
-        """A copy of the element's current value."""
+    def entries(self) -> np.ndarray:
         field = self._field
         values = [c[self._key] for c in field.components]
         return np.array(values, dtype=field.dtype.np_dtype).reshape(field.element_shape)
 
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        value = self.to_numpy()
-        return value if dtype is None else value.astype(dtype)
-
-    def _components(self, index) -> np.ndarray:
-        """The flat component numbers that ``index`` selects, shaped like the selection."""
+    def _store(self, index, value) -> None:
         field = self._field
         numbers = np.arange(len(field.components)).reshape(field.element_shape)
         try:
-            return np.asarray(numbers[index])
+            selected = np.asarray(numbers[index])
         except (IndexError, TypeError) as exc:
             raise TiIndexError(
                 f"index {index!r} does not select from an element of {field.label} of "
                 f"shape {field.element_shape}: {exc}",
                 hint="use v[i][k] for a vector, m[i][r, c] for a matrix",
             ) from None
-
-    def __getitem__(self, index):
-        field = self._field
-        selected = self._components(index)
-        if selected.ndim == 0:
-            return field.components[int(selected)][self._key]
-        values = [field.components[k][self._key] for k in selected.reshape(-1)]
-        return np.array(values, dtype=field.dtype.np_dtype).reshape(selected.shape)
-
-    def __setitem__(self, index, value) -> None:
-        field = self._field
-        selected = self._components(index)
         try:
             values = np.broadcast_to(np.asarray(value), selected.shape)
         except ValueError:
@@ -195,63 +393,17 @@ class MatrixElement:
         for k, item in zip(selected.reshape(-1), values.reshape(-1), strict=True):
             field.components[k][self._key] = item.item()
 
-    def __getattr__(self, name: str):
-        if name.startswith("_"):  # also keeps unset slots from recursing here
-            raise AttributeError(name)
-        return getattr(self.to_numpy(), name)  # tolist, shape, dtype, sum, dot...
 
-    def __len__(self) -> int:
-        return self._field.n
-
-    def __iter__(self):
-        return iter(self.to_numpy())
-
-    def __repr__(self) -> str:
-        return repr(self.to_numpy())
-
-    def __str__(self) -> str:
-        return str(self.to_numpy())
+class VectorElement(_LiveElement, Vector):
+    """``v[i]`` of a vector field (see :class:`_LiveElement`)."""
 
 
-def _component_property(k: int) -> property:
-    def get(self: MatrixElement):
-        return self[k]
-
-    def set(self: MatrixElement, value) -> None:
-        self[k] = value
-
-    return property(get, set, doc=f"Component {k} of a vector element.")
-
-
-for _k, _axis in enumerate("xyzw"):
-    setattr(MatrixElement, _axis, _component_property(_k))
-
-
-def _delegate(name: str):
-    def method(self: MatrixElement, *args):
-        return getattr(self.to_numpy(), name)(*args)
-
-    method.__name__ = name
-    return method
-
-
-for _name in (
-    *("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__"),
-    *("__neg__", "__pos__", "__abs__", "__invert__"),
-    *("__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__"),
-    *("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__"),
-    *("__rpow__", "__matmul__", "__rmatmul__", "__and__", "__or__", "__xor__"),
-    *("__rand__", "__ror__", "__rxor__", "__lshift__", "__rshift__"),
-):
-    setattr(MatrixElement, _name, _delegate(_name))
+class MatrixElement(_LiveElement, Matrix):
+    """``m[i]`` of a matrix field (see :class:`_LiveElement`)."""
 
 
 def _dtype(dtype) -> types.DataType:
-    cfg = _config.current()
-    found = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
-    if found is None:
-        raise TiTypeError(f"{dtype!r} is not a type", hint="use e.g. ti.f32 or ti.i32")
-    return found
+    return dtypes.explicit(dtype)
 
 
 def _make_field(n, m, dtype, shape, name, frame) -> MatrixField:
@@ -263,58 +415,3 @@ def _make_field(n, m, dtype, shape, name, frame) -> MatrixField:
     if shape is not None:
         place_with_shape(result, normalize_shape(shape))
     return result
-
-
-class Matrix:
-    """``ti.Matrix``: in kernels a small matrix value; in Python a NumPy array."""
-
-    def __new__(cls, values, dtype=None):
-        return np.array(values, dtype=None if dtype is None else _dtype(dtype).np_dtype)
-
-    @staticmethod
-    def field(n, m, dtype, shape=None, name: str = "", **options) -> MatrixField:
-        import sys
-
-        from ti_notebook.lang.field import refuse_unsupported_options
-
-        refuse_unsupported_options("ti.Matrix.field", **options)
-        return _make_field(n, m, dtype, shape, name, sys._getframe(1))
-
-    @staticmethod
-    def ndarray(n: int, m: int, dtype, shape):
-        """``ti.Matrix.ndarray(n, m, dtype, shape)``: an ndarray of n x m matrices."""
-        from ti_notebook.lang import matrix_types, ndarray
-
-        return ndarray.Ndarray(matrix_types.matrix(n, m, dtype), shape)
-
-    @staticmethod
-    def identity(dtype, n):
-        return np.eye(n, dtype=_dtype(dtype).np_dtype)
-
-    @staticmethod
-    def zero(dtype, n, m=None):
-        return np.zeros((n,) if m is None else (n, m), dtype=_dtype(dtype).np_dtype)
-
-
-class Vector(Matrix):
-    """``ti.Vector``: a column vector."""
-
-    @staticmethod
-    def field(n, dtype, shape=None, name: str = "", **options) -> MatrixField:
-        import sys
-
-        from ti_notebook.lang.field import refuse_unsupported_options
-
-        refuse_unsupported_options("ti.Vector.field", **options)
-        return _make_field(n, None, dtype, shape, name, sys._getframe(1))
-
-    @staticmethod
-    def ndarray(n: int, dtype, shape):
-        """``ti.Vector.ndarray(n, dtype, shape)``: an ndarray of n-vectors."""
-        from ti_notebook.lang import matrix_types, ndarray
-
-        return ndarray.Ndarray(matrix_types.vector(n, dtype), shape)
-
-    @staticmethod
-    def zero(dtype, n):
-        return np.zeros((n,), dtype=_dtype(dtype).np_dtype)

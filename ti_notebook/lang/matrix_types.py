@@ -1,16 +1,22 @@
 """``ti.types.vector(n, dtype)`` / ``ti.types.matrix(n, m, dtype)``: small-matrix types.
 
-A :class:`MatrixType` names the shape and element type of a small vector or matrix. It
-makes values (``vec3(1, 2, 3)``), fields (``vec3.field(shape=8)``), and annotates
-``ti.func``/kernel parameters, return values and struct members:
+A :class:`MatrixType` names the shape and element type of a small vector or matrix
+(:class:`~ti_notebook.lang.element_type.ElementType`) and makes values, fields and
+ndarrays of it. It also annotates ``ti.func`` parameters and kernel locals, and types
+struct members. Calling it takes its ``n * m`` items in any grouping - scalars, lists,
+vectors (GLSL's ``vec4(v.xyz, 1.0)``) - or one scalar to fill it, and casts them to the
+element type; in a kernel the frontend does the same (``frontend/matrix_types.py``):
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
     >>> vec3 = ti.types.vector(3, ti.f32)
     >>> vec3.n, vec3.m, vec3.ndim, vec3.shape, vec3.dtype
     (3, 1, 1, (3,), f32)
-    >>> ti.types.matrix(2, 2, ti.i32)
-    matrix(2, 2, i32)
+    >>> vec3(1, 2, 3).tolist(), vec3(0).tolist(), ti.types.vector(4, int)(vec3(1, 2, 3), 9)
+    ([1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [1 2 3 9])
+    >>> mat2 = ti.types.matrix(2, 2, ti.i32)
+    >>> mat2([[1, 2], [3, 4]]).tolist(), mat2(1, 2, 3, 4).tolist(), mat2
+    ([[1, 2], [3, 4]], [[1, 2], [3, 4]], matrix(2, 2, i32))
     >>> vec3.field(shape=4).shape
     (4,)
 
@@ -20,66 +26,95 @@ makes values (``vec3(1, 2, 3)``), fields (``vec3.field(shape=8)``), and annotate
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
 from ti_notebook.errors import TiTypeError
-from ti_notebook.lang import config as _config
-from ti_notebook.lang import types
+from ti_notebook.lang import matrix as _matrix
+from ti_notebook.lang import ndarray
+from ti_notebook.lang import matrix_dtypes as dtypes
+from ti_notebook.lang.element_type import DEFAULT_UNSIGNED, ElementType
+from ti_notebook.lang.field import refuse_unsupported_options
+
+__all__ = ["DEFAULT_UNSIGNED", "MatrixType", "gather", "matrix", "vector"]
 
 
-class MatrixType:
+def gather(kind: ElementType, args: tuple, items_of: Callable) -> list:
+    """The ``n * m`` items a call of ``kind`` gives, row-major.
+
+    ``items_of(x)`` lists the items of a vector-like argument (None for a scalar): one
+    scalar fills the value; otherwise every argument gives its items in order, lists and
+    vectors flattened.
+
+        >>> vec2 = ElementType(2, 1, None, 1)
+        >>> gather(vec2, (5,), lambda x: None), gather(vec2, ([1, 2],), lambda x: None)
+        ([5, 5], [1, 2])
+    """
+    name = repr(kind)
+    if not args:
+        raise TiTypeError(f"{name}() needs values", hint=f"e.g. {_example(kind)}")
+    if len(args) == 1 and not isinstance(args[0], (list, tuple)) and items_of(args[0]) is None:
+        return [args[0]] * kind.size
+    found: list = []
+
+    def flatten(value) -> None:
+        items = list(value) if isinstance(value, (list, tuple)) else items_of(value)
+        if items is None:
+            found.append(value)
+        else:
+            for item in items:
+                flatten(item)
+
+    for arg in args:
+        flatten(arg)
+    if len(found) != kind.size:
+        raise TiTypeError(
+            f"{name}() takes {kind.size} values (or one to fill it), got {len(found)}",
+            hint=f"e.g. {_example(kind)}",
+        )
+    return found
+
+
+def _example(kind: ElementType) -> str:
+    name = "vec" if kind.ndim == 1 else "mat"
+    return f"{name}({', '.join(str(k) for k in range(kind.size))})"
+
+
+def _python_items(value):
+    """The items of a Python-scope vector-like value, or None for a scalar."""
+    if isinstance(value, _matrix.Matrix):
+        return value.entries.reshape(-1).tolist()
+    if isinstance(value, np.ndarray):
+        return value.reshape(-1).tolist()
+    return None
+
+
+class MatrixType(ElementType):
     """The type of an ``n x m`` matrix (``ndim == 2``) or an ``n``-vector (``ndim == 1``)."""
 
-    def __init__(self, n: int, m: int, dtype, ndim: int) -> None:
-        for name, extent in (("n", n), ("m", m)):
-            if not isinstance(extent, int) or extent < 1:
-                raise TiTypeError(
-                    f"ti.types.{'vector' if ndim == 1 else 'matrix'}: {name}={extent!r} "
-                    "must be a positive int",
-                    hint="write e.g. ti.types.vector(3, ti.f32) or ti.types.matrix(2, 2, ti.f32)",
-                )
-        self.n, self.m, self.ndim = n, m, ndim
-        self._dtype = dtype
+    def __call__(self, *args) -> _matrix.Matrix:
+        """A value of this type (Python scope; kernels: ``frontend/matrix_types.py``)."""
+        items = gather(self, args, _python_items)
+        array = np.array(items)
+        if array.dtype.kind not in "biuf":
+            raise TiTypeError(f"{self!r}() takes numbers, got {items!r}")
+        dtype = self.dtype
+        with np.errstate(all="ignore"):
+            data = array.astype(dtypes.storage(dtype)).reshape(self.shape)
+        return _matrix.Matrix._new(data, dtype)
 
-    @property
-    def dtype(self) -> types.DataType:
-        """The element type, with ``None``/``float``/``int`` resolved by ``ti.init``'s defaults."""
-        cfg = _config.current()
-        if self._dtype is None:
-            return cfg.default_fp
-        resolved = types.to_dtype(self._dtype, cfg.default_ip, cfg.default_fp)
-        if resolved is None:
-            raise TiTypeError(f"{self!r}: {self._dtype!r} is not an element type")
-        return resolved
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return (self.n,) if self.ndim == 1 else (self.n, self.m)
-
-    def field(self, shape=None, name: str = "", **options):
+    def field(self, shape=None, name: str = "", **options) -> _matrix.MatrixField:
         """A field of this type's elements, as ``ti.Vector.field``/``ti.Matrix.field``."""
-        import sys
-
-        from ti_notebook.lang import matrix
-        from ti_notebook.lang.field import refuse_unsupported_options
-
         kind = "vector" if self.ndim == 1 else "matrix"
         refuse_unsupported_options(f"ti.types.{kind}(...).field", **options)
         m = None if self.ndim == 1 else self.m
-        return matrix._make_field(self.n, m, self.dtype, shape, name, sys._getframe(1))
+        return _matrix._make_field(self.n, m, self.dtype, shape, name, sys._getframe(1))
 
-    def _key(self) -> tuple:
-        return (self.n, self.m, self.ndim, self._dtype)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, MatrixType) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        dtype = "None" if self._dtype is None else getattr(self._dtype, "name", self._dtype)
-        if self.ndim == 1:
-            return f"vector({self.n}, {dtype})"
-        return f"matrix({self.n}, {self.m}, {dtype})"
+    def ndarray(self, shape) -> ndarray.Ndarray:
+        """An ndarray of this type's elements, as ``ti.Vector.ndarray``."""
+        return ndarray.Ndarray(self, shape)
 
 
 def vector(n: int, dtype=None) -> MatrixType:

@@ -16,7 +16,7 @@ from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 from ti_notebook.lang.field import normalize_shape
-from ti_notebook.lang.matrix_types import MatrixType
+from ti_notebook.lang.element_type import ElementType
 
 
 class Template:
@@ -50,7 +50,7 @@ class NdarrayType:
 
 def _element_type(dtype) -> tuple[types.DataType | None, tuple[int, ...]]:
     """A scalar type, or a vector/matrix type's element type and shape."""
-    if isinstance(dtype, MatrixType):
+    if isinstance(dtype, ElementType):
         return dtype.dtype, dtype.shape
     if dtype is None:
         return None, ()
