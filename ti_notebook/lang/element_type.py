@@ -95,8 +95,10 @@ class ElementType:
 
     def __repr__(self) -> str:
         spec = self._dtype
-        dtype = "None" if spec is None else getattr(spec, "name", None) or getattr(
-            spec, "__name__", repr(spec)
+        dtype = (
+            "None"
+            if spec is None
+            else getattr(spec, "name", None) or getattr(spec, "__name__", repr(spec))
         )
         if self.ndim == 1:
             return f"vector({self.n}, {dtype})"

@@ -33,8 +33,8 @@ import numpy as np
 
 from ti_notebook.errors import TiTypeError
 from ti_notebook.lang import matrix as _matrix
-from ti_notebook.lang import ndarray
 from ti_notebook.lang import matrix_dtypes as dtypes
+from ti_notebook.lang import ndarray
 from ti_notebook.lang.element_type import DEFAULT_UNSIGNED, ElementType
 from ti_notebook.lang.field import refuse_unsupported_options
 

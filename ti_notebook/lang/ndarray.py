@@ -15,8 +15,8 @@ import numpy as np
 from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
-from ti_notebook.lang.field import normalize_shape
 from ti_notebook.lang.element_type import ElementType
+from ti_notebook.lang.field import normalize_shape
 
 
 class Template:
