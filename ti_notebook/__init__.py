@@ -28,6 +28,7 @@ from types import SimpleNamespace as _Namespace
 
 from ti_notebook import errors
 from ti_notebook import lang as lang
+from ti_notebook import math as math
 from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
 from ti_notebook.lang import matrix_types as _matrix_types
@@ -45,6 +46,7 @@ from ti_notebook.lang.config import (
     x64,
 )
 from ti_notebook.lang.field import Field, field
+from ti_notebook.lang.func import Pyfunc, pyfunc
 from ti_notebook.lang.graph import graph
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
 from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
@@ -173,6 +175,9 @@ __all__ = [
     "MatrixField",
     "Vector",
     "zero",
+    "math",
+    "pyfunc",
+    "Pyfunc",
     "Field",
     "FieldsBuilder",
     "SNode",

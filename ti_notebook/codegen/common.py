@@ -249,6 +249,10 @@ class Arithmetic:
             return self.intrinsic(f"llvm.abs.i{dtype.bits}", t, [a, ll.Constant(I1, 0)])
         if op in ("sqrt", "floor", "ceil", "round"):  # one instruction on every target
             return self.intrinsic(f"llvm.{op}.{self.suffix(dtype)}", t, [a])
+        if op == "popcnt":  # ti.math.popcnt / clz: integers only (the frontend checks)
+            return self.intrinsic(f"llvm.ctpop.i{dtype.bits}", t, [a])
+        if op == "clz":  # of zero: the width, as Taichi's (is_zero_poison false)
+            return self.intrinsic(f"llvm.ctlz.i{dtype.bits}", t, [a, ll.Constant(I1, 0)])
         if op in TRANSCENDENTAL:
             return self.transcendental(op, [a], dtype)
         raise NotImplementedError(op)

@@ -27,12 +27,14 @@ import ast
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.dispatch import Handlers
+from ti_notebook.frontend.matrix_types import convert
 from ti_notebook.frontend.operands import binary, static_eval, unpack
 from ti_notebook.frontend.operators import BINARY_OPS
 from ti_notebook.frontend.places import atomic_update, declare, load, lvalue, store
 from ti_notebook.frontend.values import LoopIndex, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
+from ti_notebook.lang.element_type import ElementType
 
 HANDLERS = Handlers()
 # Augmented assignments that are atomic, as in Taichi.
@@ -63,15 +65,22 @@ def _assign(ctx: TraceContext, node: ast.Assign) -> None:
 @HANDLERS.statement(ast.AnnAssign)
 def _annotated_assign(ctx: TraceContext, node: ast.AnnAssign) -> None:
     annotation = static_eval(ctx, node.annotation)
-    dtype = types.to_dtype(annotation, ctx.config.default_ip, ctx.config.default_fp)
-    if dtype is None or not isinstance(node.target, ast.Name):
-        raise ctx.error(TiTypeError, node, "a local annotation must name a scalar type")
+    element_type = isinstance(annotation, ElementType)  # p: vec3 = ...
+    dtype = None if element_type else types.to_dtype(annotation, *_defaults(ctx))
+    if (dtype is None and not element_type) or not isinstance(node.target, ast.Name):
+        raise ctx.error(
+            TiTypeError, node, "a local annotation must name a scalar, vector or matrix type"
+        )
     if node.value is None:
         raise ctx.error(TiSyntaxError, node, "an annotated local needs a value")
     name = node.target.id
     if ctx.find_local(name) is not MISSING:
         raise ctx.error(TiSyntaxError, node, f"'{name}' is already declared")
-    declare(ctx, name, ctx.builder.cast(ctx.expr(node.value), dtype))
+    value = ctx.expr(node.value)
+    if element_type:
+        declare(ctx, name, convert(ctx, annotation, value, node.value, f"'{name}'"))
+    else:
+        declare(ctx, name, ctx.builder.cast(value, dtype))
 
 
 @HANDLERS.statement(ast.AugAssign)
@@ -91,6 +100,10 @@ def _augmented_assign(ctx: TraceContext, node: ast.AugAssign) -> None:
         atomic_update(ctx, op, slot, value, target)
         return
     store(ctx, slot, binary(ctx, op, load(ctx, slot), value, node), target)
+
+
+def _defaults(ctx: TraceContext) -> tuple:
+    return ctx.config.default_ip, ctx.config.default_fp
 
 
 def assign(ctx: TraceContext, target: ast.expr, value) -> None:

@@ -23,7 +23,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import field_methods
+from ti_notebook.frontend import field_methods, matrix_types
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import inline
@@ -67,6 +67,8 @@ def _call(ctx: TraceContext, node: ast.Call):
             "a kernel cannot call another kernel",
             "make the callee a @ti.func, or call both kernels from Python",
         )
+    if isinstance(func, matrix_types.MatrixType):  # vec3(x, y, z), ti.math.mat2(...)
+        return matrix_types.construct(ctx, func, node)
     if isinstance(func, types.DataType):
         (value,) = call_args(ctx, node, 1)
         return map_vector(ctx, value, lambda v: ctx.builder.cast(v, func))

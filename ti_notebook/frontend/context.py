@@ -36,6 +36,7 @@ from collections.abc import Iterator
 
 from ti_notebook.errors import SourcePos, TiError, TiNameError, TiSyntaxError
 from ti_notebook.frontend.builder import IRBuilder
+from ti_notebook.frontend.constants import kernel_value
 from ti_notebook.frontend.dispatch import Dispatcher, describe
 from ti_notebook.frontend.recorder import KERNEL_SCOPE, Reads, closure_vars, scope_of
 from ti_notebook.frontend.source import FunctionSource
@@ -263,6 +264,7 @@ class TraceContext:
         if handler is None:
             raise self.unsupported(node, f"the expression '{describe(node)}'")
         try:
-            return handler(self, node)
+            # a Python-scope ti.Vector read from a global, an attribute...: constants
+            return kernel_value(self, handler(self, node))
         finally:
             self.builder.pos = saved

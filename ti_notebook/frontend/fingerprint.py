@@ -6,6 +6,8 @@ attribute path (``frontend/recorder.py``) print as follows:
 
 - numbers, strings, enum members, tuples, lists, dicts and small arrays: their value;
 - fields and SNodes: their memory plan; ``ti.func``\\ s: their source and defaults;
+- ``ti.Vector``/``ti.Matrix`` values: their element type and items; vector and matrix
+  types (``ti.math.vec3``): their shape and element type;
 - namespaces (modules, classes, ``types.SimpleNamespace``): their name only, because
   the recorder follows every attribute read from them as a path of its own;
 - plain Python functions, which run while compiling (``range(helper(4))``): everything
@@ -46,9 +48,10 @@ from pathlib import Path
 import numpy as np
 
 from ti_notebook.ir.types import DataType
+from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.func import Func, KernelBase
-from ti_notebook.lang.matrix import MatrixField
+from ti_notebook.lang.matrix import Matrix, MatrixField
 from ti_notebook.lang.snode import SNode
 
 _MAX_DEPTH = 32  # a deeper chain of functions and namespaces is not worth following
@@ -280,6 +283,11 @@ def _compiler_value(value, names) -> str | None:
         return f"func:{value.qualname}:{value.source().digest()}:{defaults}"
     if isinstance(value, KernelBase):
         return f"kernel:{value.name}"
+    if isinstance(value, Matrix):  # a ti.Vector value: its type and its items
+        spec = getattr(value._spec, "name", None) or value._spec.__name__
+        return f"matrix:{spec}:{_numpy(value.entries)}"
+    if isinstance(value, ElementType):  # ti.types.vector(3, ti.f32), ti.math.vec3
+        return f"element_type:{value!r}"
     return None
 
 

@@ -28,9 +28,11 @@ import ast
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import MISSING, TraceContext
+from ti_notebook.frontend.matrix_types import convert
 from ti_notebook.frontend.places import declare, read
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
+from ti_notebook.lang.element_type import ElementType
 
 _MAX_INLINE_DEPTH = 48
 
@@ -67,6 +69,9 @@ def inline(ctx: TraceContext, func, node: ast.Call):
 
 
 def _bind_parameter(ctx: TraceContext, name: str, value, annotation) -> None:
+    if isinstance(annotation, ElementType):  # p: vec3 checks the shape, casts each item
+        declare(ctx, name, convert(ctx, annotation, value, None, f"parameter '{name}'"))
+        return
     if annotation == "template" or not (isinstance(value, (ir.Stmt, Vector)) or is_constant(value)):
         ctx.bind(name, value)
         return

@@ -68,7 +68,11 @@ class Reads:
         """A name read from a scope's closure, globals or builtins. Recorded even when
         it holds one of ti_notebook's own values (``ti``, ``ti.atomic_add``): the
         compiler digest covers their code, but not which of them the name holds now
-        (``op = ti.atomic_sub`` in a closure, say); their fingerprint is their name."""
+        (``op = ti.atomic_sub`` in a closure, say); their fingerprint is their name.
+        Names read inside ti_notebook's own ti.funcs (``ti.math.clamp``) are not: the
+        compiler digest covers their code, and a warm start could not find their scope."""
+        if scope.startswith("ti_notebook."):
+            return
         self._record(scope, name, value)
 
     def template(self, name: str, value) -> None:

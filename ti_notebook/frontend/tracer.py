@@ -19,6 +19,7 @@ from __future__ import annotations
 from ti_notebook.frontend import (
     assignments,
     atomic_ops,
+    bit_ops,
     calls,
     control_flow,
     expressions,
@@ -58,6 +59,7 @@ HANDLER_MODULES = (
     local_storage,
     random_ops,
     sparse_ops,
+    bit_ops,
 )
 DISPATCHER = Dispatcher(*(module.HANDLERS for module in HANDLER_MODULES))
 

@@ -120,5 +120,5 @@ def to_dtype(annotation, default_ip: DataType, default_fp: DataType) -> DataType
         return None
     try:
         return from_numpy_dtype(np.dtype(annotation))
-    except TypeError:
+    except (TypeError, ValueError):  # ValueError: an object whose .dtype is no NumPy one
         return None

@@ -22,6 +22,7 @@ from ti_notebook.errors import TiSyntaxError
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
+from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.ndarray import Template
 
 
@@ -64,7 +65,8 @@ class Func(_Decorated):
         self.qualname = f"{func.__module__}.{func.__qualname__}"
 
     def parameters(self) -> dict:
-        """name → "template", a DataType, or None (typed by the value passed)."""
+        """name → "template", a DataType, a vector/matrix type (the argument is checked
+        and cast to it), or None (typed by the value passed)."""
         cfg = _config.current()
         found = {}
         for p in self.signature.parameters.values():
@@ -73,6 +75,8 @@ class Func(_Decorated):
                 found[p.name] = "template"
             elif ann is inspect.Parameter.empty:
                 found[p.name] = None
+            elif isinstance(ann, ElementType):
+                found[p.name] = ann
             else:
                 found[p.name] = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
         return found
@@ -90,3 +94,27 @@ class Func(_Decorated):
 def func(fn) -> Func:
     """Decorator: makes ``fn`` a ti.func that kernels inline."""
     return Func(fn)
+
+
+class Pyfunc(Func):
+    """A ``@ti.pyfunc``: inlined into kernels like a ti.func, and plain Python when
+    Python calls it (its body must make sense in both: ``ti.math`` is written so).
+
+        >>> import ti_notebook as ti
+        >>> @ti.pyfunc
+        ... def double(v):
+        ...     return 2 * v
+        >>> double(4), isinstance(double, Func)
+        (8, True)
+    """
+
+    def __call__(self, *args, **kwargs):
+        return self.func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<ti.pyfunc {self.name}>"
+
+
+def pyfunc(fn) -> Pyfunc:
+    """Decorator: makes ``fn`` callable from kernels (inlined) and from Python."""
+    return Pyfunc(fn)

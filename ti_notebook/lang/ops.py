@@ -17,6 +17,7 @@ import random as _random
 import threading
 
 from ti_notebook.errors import TiSyntaxError
+from ti_notebook.lang import elementwise
 
 
 def _kernel_only(name: str):
@@ -67,13 +68,13 @@ def block_dim(n):
 
 
 def cast(value, dtype):
-    """``ti.cast(x, ti.i32)``: convert a value to ``dtype``."""
-    return dtype(value)
+    """``ti.cast(x, ti.i32)``: convert a value (each component of a vector) to ``dtype``."""
+    return elementwise.cast(value, dtype)
 
 
 def select(cond, a, b):
-    """``cond ? a : b`` evaluated on both sides (no short circuit)."""
-    return a if cond else b
+    """``cond ? a : b`` evaluated on both sides (no short circuit); element-wise."""
+    return elementwise.select(cond, a, b)
 
 
 # Set while a plain Python helper runs at compile time (frontend/calls.py): a ti.random()
@@ -120,73 +121,102 @@ def randn(dt=None):
     return _random.gauss(0.0, 1.0)
 
 
+# From Python, the math functions take numbers, and vectors/matrices or NumPy arrays
+# component by component (lang/elementwise.py).
 def sqrt(x):
-    return math.sqrt(x)
+    return elementwise.unary("sqrt", x, math.sqrt)
 
 
 def sin(x):
-    return math.sin(x)
+    return elementwise.unary("sin", x, math.sin)
 
 
 def cos(x):
-    return math.cos(x)
+    return elementwise.unary("cos", x, math.cos)
 
 
 def tan(x):
-    return math.tan(x)
+    return elementwise.unary("tan", x, math.tan)
 
 
 def asin(x):
-    return math.asin(x)
+    return elementwise.unary("asin", x, math.asin)
 
 
 def acos(x):
-    return math.acos(x)
+    return elementwise.unary("acos", x, math.acos)
 
 
 def atan2(y, x):
-    return math.atan2(y, x)
+    return elementwise.binary("atan2", y, x, math.atan2)
 
 
 def tanh(x):
-    return math.tanh(x)
+    return elementwise.unary("tanh", x, math.tanh)
 
 
 def exp(x):
-    return math.exp(x)
+    return elementwise.unary("exp", x, math.exp)
 
 
 def log(x):
-    return math.log(x)
+    return elementwise.unary("log", x, math.log)
 
 
 def pow(x, y):  # noqa: A001 - Taichi's name
-    return x**y
+    return elementwise.binary("pow", x, y, lambda a, b: a**b)
 
 
 def floor(x, dtype=None):
-    return math.floor(x) if dtype is not None else float(math.floor(x))
+    whole = (lambda v: math.floor(v)) if dtype is not None else lambda v: float(math.floor(v))
+    return elementwise.unary("floor", x, whole, dtype)
 
 
 def ceil(x, dtype=None):
-    return math.ceil(x) if dtype is not None else float(math.ceil(x))
+    whole = (lambda v: math.ceil(v)) if dtype is not None else lambda v: float(math.ceil(v))
+    return elementwise.unary("ceil", x, whole, dtype)
+
+
+def _round_half_away(x):
+    value = math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+    return value
 
 
 def round(x, dtype=None):  # noqa: A001 - Taichi's name
-    value = math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
-    return value if dtype is not None else float(value)
+    rounded = _round_half_away if dtype is not None else lambda v: float(_round_half_away(v))
+    return elementwise.unary("round", x, rounded, dtype)
 
 
 def abs(x):  # noqa: A001 - Taichi's name
-    return x if x >= 0 else -x
+    return elementwise.unary("abs", x, lambda v: v if v >= 0 else -v)
+
+
+def popcnt(x):
+    """The number of set bits of an integer (each component of a vector), counted in
+    its type's width (a Python int: 32 bits, 64 when it needs them)."""
+    return elementwise.bit_count("popcnt", x)
+
+
+def clz(x):
+    """The number of leading zero bits of an integer in its type's width (see popcnt)."""
+    return elementwise.bit_count("clz", x)
+
+
+def _extreme(op: str, pick, values: tuple):
+    if len(values) > 1 and _builtins.any(elementwise.is_array(v) for v in values):
+        result = values[0]
+        for value in values[1:]:  # element-wise, as ti.min(v, w) in a kernel
+            result = elementwise.binary(op, result, value, pick)
+        return result
+    return pick(*values)
 
 
 def min(*values):  # noqa: A001
-    return _builtins.min(*values)
+    return _extreme("min", _builtins.min, values)
 
 
 def max(*values):  # noqa: A001
-    return _builtins.max(*values)
+    return _extreme("max", _builtins.max, values)
 
 
 def zero(x):

@@ -1,0 +1,177 @@
+"""``ti.math`` (``import ti_notebook.math as tm``): Taichi 1.7's GLSL-style math module.
+
+Every public name of Taichi's ``taichi.math``: the constants ``e pi inf nan``; the
+vector and matrix types ``vec2/3/4``, ``ivec2/3/4``, ``uvec2/3/4``, ``mat2/3/4``
+(element types from ``ti.init``'s defaults when used: after
+``ti.init(default_fp=ti.f64)`` a ``vec3`` holds f64); the GLSL functions
+(``math/glsl.py``), the transformation matrices (``math/transforms.py``), the complex
+helpers (``math/complex_numbers.py``) and the scalar functions of ``ti`` (``sqrt``,
+``sin``, ``atan2``, ``min``...). They work in kernels, in ``ti.func``\\ s and from
+Python, on scalars and on vectors:
+
+    >>> import ti_notebook as ti
+    >>> import ti_notebook.math as tm
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.kernel
+    ... def shade(t: ti.f32) -> ti.f32:
+    ...     c = tm.mix(tm.vec3(0.0), tm.vec3(1.0, 2.0, 4.0), tm.smoothstep(0.0, 1.0, t))
+    ...     return tm.dot(c, tm.vec3(1.0)) + tm.fract(-0.25)
+    >>> shade(0.5), tm.clamp(tm.vec2(-1.0, 3.0), 0.0, 1.0).tolist()
+    (4.25, [0.0, 1.0])
+"""
+
+from __future__ import annotations
+
+from ti_notebook.lang.ops import (
+    acos,
+    asin,
+    atan2,
+    ceil,
+    cos,
+    exp,
+    floor,
+    log,
+    max,
+    min,
+    pow,
+    round,
+    sin,
+    sqrt,
+    tan,
+    tanh,
+)
+from ti_notebook.math.complex_numbers import (
+    cconj,
+    cdiv,
+    cexp,
+    cinv,
+    clog,
+    cmul,
+    cpow,
+    csqrt,
+)
+from ti_notebook.math.glsl import (
+    clamp,
+    clz,
+    cross,
+    degrees,
+    determinant,
+    distance,
+    dot,
+    e,
+    eye,
+    fract,
+    inf,
+    inverse,
+    isinf,
+    isnan,
+    ivec2,
+    ivec3,
+    ivec4,
+    length,
+    log2,
+    mat2,
+    mat3,
+    mat4,
+    mix,
+    mod,
+    nan,
+    normalize,
+    pi,
+    popcnt,
+    radians,
+    reflect,
+    refract,
+    sign,
+    smoothstep,
+    step,
+    uvec2,
+    uvec3,
+    uvec4,
+    vdir,
+    vec2,
+    vec3,
+    vec4,
+)
+from ti_notebook.math.transforms import (
+    rot_by_axis,
+    rot_yaw_pitch_roll,
+    rotation2d,
+    rotation3d,
+    scale,
+    translate,
+)
+
+__all__ = [
+    "acos",
+    "asin",
+    "atan2",
+    "cconj",
+    "cdiv",
+    "ceil",
+    "cexp",
+    "cinv",
+    "clamp",
+    "clog",
+    "clz",
+    "cmul",
+    "cos",
+    "cpow",
+    "cross",
+    "csqrt",
+    "degrees",
+    "determinant",
+    "distance",
+    "dot",
+    "e",
+    "exp",
+    "eye",
+    "floor",
+    "fract",
+    "inf",
+    "inverse",
+    "isinf",
+    "isnan",
+    "ivec2",
+    "ivec3",
+    "ivec4",
+    "length",
+    "log",
+    "log2",
+    "mat2",
+    "mat3",
+    "mat4",
+    "max",
+    "min",
+    "mix",
+    "mod",
+    "nan",
+    "normalize",
+    "pi",
+    "popcnt",
+    "pow",
+    "radians",
+    "reflect",
+    "refract",
+    "rot_by_axis",
+    "rot_yaw_pitch_roll",
+    "rotation2d",
+    "rotation3d",
+    "round",
+    "scale",
+    "sign",
+    "sin",
+    "smoothstep",
+    "sqrt",
+    "step",
+    "tan",
+    "tanh",
+    "translate",
+    "uvec2",
+    "uvec3",
+    "uvec4",
+    "vdir",
+    "vec2",
+    "vec3",
+    "vec4",
+]
