@@ -62,12 +62,12 @@ def convert(ctx: TraceContext, kind: ElementType, value, node, what: str) -> Vec
     same shape, its components cast to the element type."""
     shape = value.shape if isinstance(value, Vector) else "a scalar"
     if not isinstance(value, Vector) or value.shape != kind.shape:
-        name = "vec" if kind.ndim == 1 else "mat"
         raise ctx.error(
             TiTypeError,
             node,
             f"{what} is annotated {kind!r} (shape {kind.shape}) but gets a value of shape {shape}",
-            f"pass a value of that shape; {name}(x) fills one from a scalar",
+            f"pass a value of shape {kind.shape}; calling the type makes one, also from a "
+            "single number that fills it",
         )
     dtype = _element_type(ctx, kind)
     return Vector([ctx.builder.cast(item, dtype) for item in value.items], kind.shape)

@@ -54,7 +54,7 @@ def gather(kind: ElementType, args: tuple, items_of: Callable) -> list:
     """
     name = repr(kind)
     if not args:
-        raise TiTypeError(f"{name}() needs values", hint=f"e.g. {_example(kind)}")
+        raise TiTypeError(f"{name}() needs values", hint=_how(kind))
     if len(args) == 1 and not isinstance(args[0], (list, tuple)) and items_of(args[0]) is None:
         return [args[0]] * kind.size
     found: list = []
@@ -72,14 +72,17 @@ def gather(kind: ElementType, args: tuple, items_of: Callable) -> list:
     if len(found) != kind.size:
         raise TiTypeError(
             f"{name}() takes {kind.size} values (or one to fill it), got {len(found)}",
-            hint=f"e.g. {_example(kind)}",
+            hint=_how(kind),
         )
     return found
 
 
-def _example(kind: ElementType) -> str:
-    name = "vec" if kind.ndim == 1 else "mat"
-    return f"{name}({', '.join(str(k) for k in range(kind.size))})"
+def _how(kind: ElementType) -> str:
+    order = " row by row" if kind.ndim == 2 else ""
+    return (
+        f"give {kind.size} numbers{order} (alone, or in vectors and lists), or one number "
+        "to fill it"
+    )
 
 
 def _python_items(value):

@@ -5,6 +5,7 @@ A kernel keeps one compiled specialisation per key (``Kernel._compiled``):
 - numbers, strings, types and other hashable values with value semantics: their type
   and value (``0.0`` and ``-0.0`` apart: they compile to different constants);
 - tuples and lists: their items' keys, in order (a tuple of fields, a list of weights);
+- ``ti.Vector``/``ti.Matrix`` values: their element type and items;
 - fields, SNodes, functions, funcs, modules, classes and other objects compared by
   identity: the object itself, through a weak reference. A bare ``id()`` would be
   wrong: once the object dies, a new one can get its id and run the dead one's code on
@@ -28,6 +29,7 @@ import weakref
 import numpy as np
 
 from ti_notebook.errors import TiTypeError
+from ti_notebook.lang.matrix import Matrix
 from ti_notebook.lang.snode import SNode
 
 
@@ -64,6 +66,9 @@ def template_key(value, on_death):
         return (type(value).__name__, tuple(template_key(v, on_death) for v in value))
     if isinstance(value, (float, np.floating)):
         return (type(value).__name__, repr(value))  # 0.0 and -0.0 are equal but differ
+    if isinstance(value, Matrix):  # a ti.Vector: its type and items (== is element-wise)
+        entries = value.entries
+        return ("Matrix", repr(value._spec), entries.shape, entries.dtype.str, entries.tobytes())
     kind = type(value)
     if kind.__eq__ is object.__eq__ or isinstance(value, SNode):  # SNode: == is `is`
         try:
