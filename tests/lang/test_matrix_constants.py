@@ -43,7 +43,7 @@ def test_values_from_every_kind_of_name_become_constants():
     closure = ti.Vector([0.25, 0.5])
 
     @ti.func
-    def shifted(x, by=ti.Vector([100.0, 200.0])):
+    def shifted(x, by=ti.Vector([100.0, 200.0])):  # noqa: B008 - read as a constant
         return x + by
 
     @ti.kernel

@@ -136,11 +136,11 @@ def test_swizzle_errors():
     v = ti.Vector([1, 2])
     assert not hasattr(v, "z") and not hasattr(v, "xyz") and hasattr(v, "yx")
     with pytest.raises(TiAttributeError, match=r"only has the components \('x', 'y'\)"):
-        v.z
+        v.z  # noqa: B018
     with pytest.raises(TiValueError, match="names 2 components, got 3"):
         v.xy = (1, 2, 3)
     with pytest.raises(TiAttributeError, match="swizzles name vector components"):
-        ti.Matrix([[1, 2], [3, 4]]).x
+        ti.Matrix([[1, 2], [3, 4]]).x  # noqa: B018
 
 
 # -- operators --------------------------------------------------------------------------
@@ -190,7 +190,7 @@ def test_comparisons_are_element_wise():
     a, b = ti.Vector([1, 2, 3]), ti.Vector([3, 2, 1])
     assert (a == b).tolist() == [0, 1, 0] and (a != b).tolist() == [1, 0, 1]
     assert (a < b).tolist() == [1, 0, 0] and (a >= 2).tolist() == [0, 1, 1]
-    assert (2 < a).tolist() == [0, 0, 1]
+    assert (2 < a).tolist() == [0, 0, 1]  # noqa: SIM300 - the reflected comparison
     assert (a == [1, 2, 3]).all() and not (a == b).all() and (a == b).any()
     assert (a == "abc") is False and (a != None) is True  # noqa: E711
     with pytest.raises(TiValueError, match="ambiguous"):
@@ -244,9 +244,7 @@ def test_vector_methods_match_numpy():
     assert va.norm_sqr() == pytest.approx(a @ a)
     assert va.norm_inv() == pytest.approx(1 / np.linalg.norm(a))
     np.testing.assert_allclose(va.normalized().to_numpy(), a / np.linalg.norm(a))
-    np.testing.assert_allclose(
-        va.normalized(eps=1.0).to_numpy(), a / (np.linalg.norm(a) + 1.0)
-    )
+    np.testing.assert_allclose(va.normalized(eps=1.0).to_numpy(), a / (np.linalg.norm(a) + 1.0))
     np.testing.assert_allclose(va.outer_product(vb).to_numpy(), np.outer(a, b))
     assert (va.sum(), va.max(), va.min()) == (a.sum(), a.max(), a.min())
     assert ti.Vector([0, 0, 1]).any() is True and ti.Vector([0, 0, 1]).all() is False
