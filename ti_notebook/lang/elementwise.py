@@ -108,6 +108,8 @@ def bit_count(op: str, value):
         return Matrix._new(result, value._spec) if isinstance(value, Matrix) else result
     if not isinstance(value, (int, np.integer)):
         raise TiTypeError(f"{op}() needs an integer, got {value!r}", hint=_CAST_HINT)
+    if isinstance(value, np.integer):
+        return _count(op, int(value), value.dtype.itemsize * 8)
     value = int(value)
     return _count(op, value, 32 if -(1 << 31) <= value < 1 << 32 else 64)
 

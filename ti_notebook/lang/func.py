@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ti_notebook.errors import TiSyntaxError
+from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
@@ -109,7 +109,16 @@ class Pyfunc(Func):
     """
 
     def __call__(self, *args, **kwargs):
-        return self.func(*args, **kwargs)
+        try:
+            return self.func(*args, **kwargs)
+        except AttributeError as exc:
+            if isinstance(exc, TiError):
+                raise
+            # ti.math.length(3.0): a number has no .norm(); say which call and why
+            raise TiTypeError(
+                f"{self.name}(): {exc}",
+                hint="this function takes vectors/matrices: ti.Vector([...]), ti.math.vec3(...)",
+            ) from exc
 
     def __repr__(self) -> str:
         return f"<ti.pyfunc {self.name}>"
