@@ -20,14 +20,19 @@ are chosen by compile-time indices (``m[1, 0]``, ``m[1]`` for a row) or by name
 from __future__ import annotations
 
 import ast
+import dataclasses
+import itertools
 import numbers
 
 from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.context import TraceContext
+from ti_notebook.frontend import dynamic_index
 from ti_notebook.frontend.dispatch import Handlers
+from ti_notebook.frontend.dynamic_index import DynamicPositions, dynamic_positions, is_runtime_index
 from ti_notebook.frontend.operands import keywords, map_vector, static_eval
 from ti_notebook.frontend.values import BoundMethod, Vector
 from ti_notebook.frontend.vector_methods import call_method
+from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import matrix as lang_matrix
 from ti_notebook.lang import ops
 
@@ -88,40 +93,96 @@ def _zero_like(ctx: TraceContext, node: ast.Call):
 
 
 # -- components --------------------------------------------------------------------------
+@dataclasses.dataclass
+class Selection:
+    """Several items of a vector/matrix value, row-major, and the shape they form: a
+    matrix's row ``m[r]``, a slice ``m[:, c]`` or ``v[1:3]``."""
+
+    positions: list[int]
+    shape: tuple[int, ...]
+
+
 def element_positions(ctx: TraceContext, shape: tuple[int, ...], node: ast.Subscript):
-    """The row-major item ``x[...]`` names in a value of ``shape``, or a matrix row's."""
+    """The row-major item ``x[...]`` names in a value of ``shape``: its position, a
+    Selection (a matrix row, a slice), or for an index known only at run time its
+    DynamicPositions."""
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if any(isinstance(part, ast.Slice) for part in parts):
+        return _sliced(ctx, shape, parts, node)
     index = ctx.expr(node.slice)
-    index = (index,) if isinstance(index, numbers.Integral) else index
-    if not (isinstance(index, tuple) and all(isinstance(i, numbers.Integral) for i in index)):
+    index = index if isinstance(index, tuple) else (index,)
+    index = tuple(_constant_index(i) for i in index)
+    if not all(isinstance(i, numbers.Integral) or is_runtime_index(i) for i in index):
         raise ctx.error(
             TiIndexError,
             node.slice,
-            "a vector/matrix index must be compile-time integers",
-            "use constants, or ti.static(range(n)) for a loop over components",
+            "a vector/matrix index must be an integer",
+            "index with integers, e.g. v[0], m[i, j] or ti.static(range(n)) loops",
         )
-    index = tuple(int(i) for i in index)
     row = len(shape) == 2 and len(index) == 1
     if len(index) != len(shape) and not row:
         raise ctx.error(
             TiIndexError, node, f"a value of shape {shape} takes {len(shape)} index(es)"
         )
     for i, extent in zip(index, shape, strict=False):
-        if not 0 <= i < extent:
+        if isinstance(i, numbers.Integral) and not 0 <= i < extent:
             raise ctx.error(TiIndexError, node, f"index {index} out of range for shape {shape}")
+    if any(is_runtime_index(i) for i in index):
+        return dynamic_positions(ctx, shape, index, node)
+    index = tuple(int(i) for i in index)
     if row:
         width = shape[1]
-        return list(range(index[0] * width, (index[0] + 1) * width))
+        return Selection(list(range(index[0] * width, (index[0] + 1) * width)), (width,))
     flat = 0
     for i, extent in zip(index, shape, strict=True):
         flat = flat * extent + i
     return flat
 
 
+def _sliced(ctx: TraceContext, shape: tuple[int, ...], parts: list, node) -> Selection:
+    """``m[:, 1]``, ``m[0, 1:]``, ``v[::2]``: slices with compile-time bounds."""
+    if len(parts) > len(shape):
+        raise ctx.error(TiIndexError, node, f"a value of shape {shape} takes {len(shape)} index(es)")
+    axes, sliced_shape = [], []
+    for part, extent in zip([*parts, *[None] * (len(shape) - len(parts))], shape, strict=True):
+        if part is None or isinstance(part, ast.Slice):
+            bounds = [
+                None if bound is None else static_eval(ctx, bound)
+                for bound in ((part.lower, part.upper, part.step) if part else (None,) * 3)
+            ]
+            picked = range(*slice(*bounds).indices(extent))
+            axes.append(picked)
+            sliced_shape.append(len(picked))
+            continue
+        k = _constant_index(static_eval(ctx, part))
+        if not isinstance(k, numbers.Integral) or not 0 <= k < extent:
+            raise ctx.error(
+                TiIndexError, part, f"index {k!r} is not an integer in range for shape {shape}"
+            )
+        axes.append([int(k)])
+    strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    positions = [
+        sum(p * stride for p, stride in zip(position, strides, strict=True))
+        for position in itertools.product(*axes)
+    ]
+    return Selection(positions, tuple(sliced_shape))
+
+
+def _constant_index(value):
+    """An integer constant statement (``ti.cast(1, ti.i32)``) as its value."""
+    if isinstance(value, ir.ConstStmt) and not value.dtype.is_float:
+        return int(value.value)
+    return value
+
+
 def vector_element(ctx: TraceContext, value: Vector, node: ast.Subscript):
-    """``v[k]``, ``m[r, c]`` or a matrix's row ``m[r]`` (a vector)."""
+    """``v[k]``, ``m[r, c]`` or a matrix's row ``m[r]`` (a vector); ``v[i]`` for a
+    runtime ``i`` chooses among the components (``frontend/dynamic_index.py``)."""
     found = element_positions(ctx, value.shape, node)
-    if isinstance(found, list):
-        return Vector([value.items[k] for k in found])
+    if isinstance(found, DynamicPositions):
+        return dynamic_index.read(ctx, value, found)
+    if isinstance(found, Selection):
+        return Vector([value.items[k] for k in found.positions], found.shape)
     return value.items[found]
 
 
