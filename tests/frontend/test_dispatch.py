@@ -55,6 +55,11 @@ METHODS = {
     "max",
     "min",
     "cast",
+    "any",
+    "all",
+    "determinant",
+    "inverse",
+    "fill",
 }
 
 

@@ -171,4 +171,4 @@ def _loop_stays_in(index: ir.Stmt, extent: int) -> bool:
     loop = index.loop
     if loop.extents or not all(isinstance(s, ir.ConstStmt) for s in (loop.begin, loop.end)):
         return False
-    return 0 <= loop.begin.value and loop.end.value <= extent
+    return loop.begin.value >= 0 and loop.end.value <= extent

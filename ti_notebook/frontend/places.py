@@ -27,8 +27,8 @@ import ast
 import warnings
 
 from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
-from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend import dynamic_index
+from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dynamic_index import DynamicPositions
 from ti_notebook.frontend.operands import as_vector, check_scalar

@@ -114,8 +114,7 @@ class MatrixConstructor:
     """``ti.Matrix.zero``, ``ti.Vector.unit``...: a kernel-scope constructor named on the
     class, before the call supplies its arguments (``frontend/matrix_constructors.py``)."""
 
-    name: str
-    vector: bool  # named on ti.Vector (``zero(dt, n)`` makes a vector) or on ti.Matrix
+    name: str  # Taichi's ti.Vector.<name> is ti.Matrix.<name>: one marker for both
 
 
 @dataclasses.dataclass

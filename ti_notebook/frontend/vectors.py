@@ -1,10 +1,11 @@
-"""Vectors and matrices inside kernels: constructors, components, ``@``.
+"""Vectors and matrices inside kernels: components, attributes, ``@``.
 
 A kernel-scope matrix is a :class:`~ti_notebook.frontend.values.Vector` of scalar
 values with a ``shape`` of ``(n,)`` or ``(n, m)``: every operation unrolls into scalar
 IR, so LLVM sees plain arithmetic it can vectorise across loop iterations. Components
-are chosen by compile-time indices (``m[1, 0]``, ``m[1]`` for a row) or by name
-(``v.x`` to ``v.w``); the methods are in ``frontend/vector_methods.py``.
+are chosen by indices (``m[1, 0]``, ``m[1]`` for a row, slices ``m[:, 0]``; a runtime
+index is ``frontend/dynamic_index.py``'s) or by name (``v.x`` to ``v.w``); making them is
+``frontend/matrix_constructors.py``'s, their methods ``frontend/vector_methods.py``'s.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -25,71 +26,17 @@ import itertools
 import numbers
 
 from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend import dynamic_index
+from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.dynamic_index import DynamicPositions, dynamic_positions, is_runtime_index
-from ti_notebook.frontend.operands import keywords, map_vector, static_eval
+from ti_notebook.frontend.operands import static_eval
 from ti_notebook.frontend.values import BoundMethod, Vector
 from ti_notebook.frontend.vector_methods import call_method
 from ti_notebook.ir import nodes as ir
-from ti_notebook.lang import matrix as lang_matrix
-from ti_notebook.lang import ops
 
 HANDLERS = Handlers()
 COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
-
-
-# -- construction ----------------------------------------------------------------------
-@HANDLERS.call(lang_matrix.Vector)
-def _vector(ctx: TraceContext, node: ast.Call) -> Vector:
-    return _build_matrix(ctx, node, is_vector=True)
-
-
-@HANDLERS.call(lang_matrix.Matrix)
-def _matrix(ctx: TraceContext, node: ast.Call) -> Vector:
-    return _build_matrix(ctx, node, is_vector=False)
-
-
-def _build_matrix(ctx: TraceContext, node: ast.Call, is_vector: bool) -> Vector:
-    """``ti.Vector([...])`` or ``ti.Matrix([[...], ...])``, with an optional dtype."""
-    if len(node.args) != 1:
-        raise ctx.error(TiTypeError, node, "ti.Vector/ti.Matrix take one list of values")
-    value = ctx.expr(node.args[0])
-    kw = keywords(ctx, node)
-    if isinstance(value, Vector):
-        value = list(value.items) if len(value.shape) == 1 else value.rows()
-    if not isinstance(value, (list, tuple)):
-        raise ctx.error(TiTypeError, node, "ti.Vector/ti.Matrix take a list of values")
-    if value and isinstance(value[0], (list, tuple, Vector)) and not is_vector:
-        grid = [list(r.items) if isinstance(r, Vector) else list(r) for r in value]
-        width = len(grid[0])
-        if any(len(r) != width for r in grid):
-            raise ctx.error(TiTypeError, node, "matrix rows must have the same length")
-        result = Vector([x for r in grid for x in r], (len(grid), width))
-    else:
-        result = Vector(list(value))
-    dtype = kw.get("dtype")
-    if dtype is not None:
-        result = map_vector(ctx, result, lambda v: ctx.builder.cast(v, dtype))
-    return result
-
-
-@HANDLERS.call(lang_matrix.Matrix.identity)
-def _identity(ctx: TraceContext, node: ast.Call) -> Vector:
-    dtype, n = (static_eval(ctx, a) for a in node.args)
-    one, zero = (1.0, 0.0) if dtype.is_float else (1, 0)
-    items = [ctx.builder.const(one if r == c else zero, dtype) for r in range(n) for c in range(n)]
-    return Vector(items, (n, n))
-
-
-@HANDLERS.call(ops.zero)
-def _zero_like(ctx: TraceContext, node: ast.Call):
-    b = ctx.builder
-    (value,) = (ctx.expr(a) for a in node.args)
-    if isinstance(value, Vector):
-        return Vector([b.const(0, b.value(v).dtype) for v in value], value.shape)
-    return b.const(0, b.value(value).dtype)
 
 
 # -- components --------------------------------------------------------------------------
@@ -142,7 +89,9 @@ def element_positions(ctx: TraceContext, shape: tuple[int, ...], node: ast.Subsc
 def _sliced(ctx: TraceContext, shape: tuple[int, ...], parts: list, node) -> Selection:
     """``m[:, 1]``, ``m[0, 1:]``, ``v[::2]``: slices with compile-time bounds."""
     if len(parts) > len(shape):
-        raise ctx.error(TiIndexError, node, f"a value of shape {shape} takes {len(shape)} index(es)")
+        raise ctx.error(
+            TiIndexError, node, f"a value of shape {shape} takes {len(shape)} index(es)"
+        )
     axes, sliced_shape = [], []
     for part, extent in zip([*parts, *[None] * (len(shape) - len(parts))], shape, strict=True):
         if part is None or isinstance(part, ast.Slice):
@@ -206,21 +155,46 @@ def vector_attribute(ctx: TraceContext, value: Vector, node: ast.Attribute):
 
 # -- operations ----------------------------------------------------------------------
 def matmul(ctx: TraceContext, a, b, node) -> Vector:
-    """``a @ b``: matrix × matrix or matrix × vector, unrolled."""
+    """``a @ b``, unrolled, with Taichi's shapes: matrix @ matrix, matrix @ vector (a
+    vector), vector @ matrix (``b.T @ a``, a vector) and vector @ vector (their dot
+    product, a scalar)."""
     if not (isinstance(a, Vector) and isinstance(b, Vector)):
-        raise ctx.error(TiTypeError, node, "'@' needs two vectors/matrices")
-    left = a.rows()
-    right = b.rows()
-    if len(left[0]) != len(right):
-        raise ctx.error(TiTypeError, node, f"cannot multiply {a.shape} by {b.shape}")
+        raise ctx.error(
+            TiTypeError,
+            node,
+            "'@' needs two vectors/matrices",
+            "multiply by a scalar with '*'",
+        )
     builder = ctx.builder
+    if len(a.shape) == 1 and len(b.shape) == 2:
+        left, right = _columns(b), [[x] for x in a]
+        if len(a) != b.shape[0]:
+            raise ctx.error(TiTypeError, node, f"cannot multiply {a.shape} by {b.shape}")
+    elif len(a.shape) == 1:
+        if a.shape != b.shape:
+            raise ctx.error(TiTypeError, node, f"cannot multiply {a.shape} by {b.shape}")
+        products = [builder.binary("mul", x, y) for x, y in zip(a, b, strict=True)]
+        return _sum(ctx, products)
+    else:
+        left, right = a.rows(), b.rows()
+        if len(left[0]) != len(right):
+            raise ctx.error(TiTypeError, node, f"cannot multiply {a.shape} by {b.shape}")
     out = []
     for row in left:
         for c in range(len(right[0])):
-            acc = None
-            for k, x in enumerate(row):
-                term = builder.binary("mul", x, right[k][c])
-                acc = term if acc is None else builder.binary("add", acc, term)
-            out.append(acc)
-    shape = (len(left),) if len(b.shape) == 1 else (len(left), len(right[0]))
-    return Vector(out, shape)
+            terms = [builder.binary("mul", x, right[k][c]) for k, x in enumerate(row)]
+            out.append(_sum(ctx, terms))
+    vector_result = len(b.shape) == 1 or len(a.shape) == 1
+    return Vector(out, (len(left),) if vector_result else (len(left), len(right[0])))
+
+
+def _columns(m: Vector) -> list[list]:
+    n, width = m.shape
+    return [[m.items[r * width + c] for r in range(n)] for c in range(width)]
+
+
+def _sum(ctx: TraceContext, items: list):
+    total = items[0]
+    for x in items[1:]:
+        total = ctx.builder.binary("add", total, x)
+    return total
