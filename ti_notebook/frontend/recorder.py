@@ -36,6 +36,7 @@ from ti_notebook.frontend.fingerprint import compiler_owned, fingerprint, librar
 
 KERNEL_SCOPE = "<kernel>"
 TEMPLATE_SCOPE = "<template>"
+LIBRARY_SCOPE = "ti_notebook.lang."  # the ti.funcs of lang/linalg_funcs.py, say
 _MISSING = object()
 _DATA = (type(None), bool, int, float, str, complex, tuple, list, dict, np.generic, np.ndarray)
 _NAMESPACES = (pytypes.ModuleType, type, pytypes.SimpleNamespace)
