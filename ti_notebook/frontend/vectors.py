@@ -36,7 +36,8 @@ from ti_notebook.frontend.vector_methods import call_method
 from ti_notebook.ir import nodes as ir
 
 HANDLERS = Handlers()
-COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
+SWIZZLE_GROUPS = ("xyzw", "rgba", "stpq")  # Taichi's (and GLSL's) component names
+COMPONENTS = {name: k for group in SWIZZLE_GROUPS for k, name in enumerate(group)}
 
 
 # -- components --------------------------------------------------------------------------
@@ -136,12 +137,20 @@ def vector_element(ctx: TraceContext, value: Vector, node: ast.Subscript):
 
 
 def vector_attribute(ctx: TraceContext, value: Vector, node: ast.Attribute):
-    """``v.x``, ``m.T``, ``m.n``/``m.m``, or a method to call (``v.dot``)."""
-    if node.attr in COMPONENTS and len(value.shape) == 1:
-        k = COMPONENTS[node.attr]
-        if k >= len(value.items):
-            raise ctx.error(TiSyntaxError, node, f"a {len(value)}-vector has no .{node.attr}")
-        return value.items[k]
+    """``v.x``, a swizzle ``v.xy``/``v.bgr``, ``m.T``, ``m.n``/``m.m``, or a method to
+    call (``v.dot``)."""
+    if len(value.shape) == 1 and _swizzle_group(node.attr) is not None:
+        group = _swizzle_group(node.attr)
+        if any(group.index(c) >= len(value.items) for c in node.attr):
+            names = ", ".join(group[: len(value.items)])
+            raise ctx.error(
+                TiSyntaxError,
+                node,
+                f"a {len(value)}-vector has no .{node.attr}",
+                f"its components are {names}",
+            )
+        picked = [value.items[group.index(c)] for c in node.attr]
+        return picked[0] if len(picked) == 1 else Vector(picked)
     if node.attr == "T":
         return call_method(ctx, BoundMethod(value, "transpose"), [], node)
     if node.attr == "n":
@@ -151,6 +160,14 @@ def vector_attribute(ctx: TraceContext, value: Vector, node: ast.Attribute):
     if node.attr in ctx.dispatch.methods:
         return BoundMethod(value, node.attr)
     raise ctx.error(TiSyntaxError, node, f"vectors and matrices have no '.{node.attr}'")
+
+
+def _swizzle_group(name: str) -> str | None:
+    """The component-name group ``name`` draws from (1 to 4 letters), else None."""
+    for group in SWIZZLE_GROUPS:
+        if 1 <= len(name) <= 4 and all(c in group for c in name):
+            return group
+    return None
 
 
 # -- operations ----------------------------------------------------------------------
