@@ -78,13 +78,21 @@ def _literal(ctx: TraceContext, node: ast.Call, is_vector: bool) -> Vector:
     dtype = kw.pop("dt", kw.pop("dtype", args[1] if len(args) > 1 else None))
     if len(args) not in (1, 2) or kw:
         raise ctx.error(
-            TiTypeError, node, "ti.Vector/ti.Matrix take a list of values and an optional dt"
+            TiTypeError,
+            node,
+            "ti.Vector/ti.Matrix take a list of values and an optional dt",
+            "e.g. ti.Vector([1.0, 2.0], dt=ti.f32)",
         )
     value = args[0]
     if isinstance(value, Vector):
         value = list(value.items) if len(value.shape) == 1 else value.rows()
     if not isinstance(value, (list, tuple)):
-        raise ctx.error(TiTypeError, node, "ti.Vector/ti.Matrix take a list of values")
+        raise ctx.error(
+            TiTypeError,
+            node,
+            "ti.Vector/ti.Matrix take a list of values",
+            "e.g. ti.Vector([x, y]) or ti.Matrix([[a, b], [c, d]])",
+        )
     if value and isinstance(value[0], (list, tuple, Vector)) and not is_vector:
         return _from_rows(ctx, value, dtype, node)
     return Vector(typed_items(ctx, list(value), dtype, node))
@@ -112,7 +120,12 @@ def _from_rows(ctx: TraceContext, rows: list, dtype, node: ast.AST) -> Vector:
     grid = [list(r.items) if isinstance(r, Vector) else list(r) for r in rows]
     width = len(grid[0])
     if any(len(r) != width for r in grid):
-        raise ctx.error(TiTypeError, node, "matrix rows must have the same length")
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"matrix rows must have the same length, got {[len(r) for r in grid]}",
+            "give every row as many values",
+        )
     items = typed_items(ctx, [x for r in grid for x in r], dtype, node)
     return Vector(items, (len(grid), width))
 
@@ -155,7 +168,9 @@ def _size(ctx: TraceContext, value, what: str, node: ast.AST, low: int = 1) -> i
             "use a Python int, a template argument or ti.static(...)",
         )
     if value < low:
-        raise ctx.error(TiValueError, node, f"{what} must be at least {low}, got {value}")
+        raise ctx.error(
+            TiValueError, node, f"{what} must be at least {low}, got {value}", "check the size"
+        )
     return value
 
 
@@ -183,7 +198,12 @@ def _unit(ctx: TraceContext, node, n, i, dt) -> Vector:
     n = _size(ctx, n, "n", node)
     i = _size(ctx, i, "i", node, low=0)
     if i >= n:
-        raise ctx.error(TiValueError, node, f"ti.Vector.unit: i={i} is not below n={n}")
+        raise ctx.error(
+            TiValueError,
+            node,
+            f"ti.Vector.unit: i={i} is not below n={n}",
+            "ti.Vector.unit(n, i) has its 1 at index i of 0..n-1",
+        )
     dtype = ctx.builder.data_type(int if dt is None else dt)
     return Vector([ctx.builder.const(int(k == i), dtype) for k in range(n)])
 
@@ -204,7 +224,12 @@ def _diag(ctx: TraceContext, node, dim, val) -> Vector:
 
 def _rows(ctx: TraceContext, node, rows) -> Vector:
     if not isinstance(rows, (list, tuple)) or not rows:
-        raise ctx.error(TiTypeError, node, "ti.Matrix.rows/cols take a list of vectors or lists")
+        raise ctx.error(
+            TiTypeError,
+            node,
+            "ti.Matrix.rows/cols take a list of vectors or lists",
+            "pass e.g. [ti.Vector([1, 2]), ti.Vector([3, 4])]",
+        )
     for row in rows:
         if not isinstance(row, (list, tuple)) and not (
             isinstance(row, Vector) and len(row.shape) == 1
@@ -267,7 +292,12 @@ def _one_like(ctx: TraceContext, node: ast.Call):
 def _filled_like(ctx: TraceContext, node: ast.Call, fill: int):
     b = ctx.builder
     if len(node.args) != 1 or node.keywords:
-        raise ctx.error(TiTypeError, node, f"{ast.unparse(node.func)}(x) takes one value")
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"{ast.unparse(node.func)}(x) takes one value",
+            "pass the scalar or vector whose type and shape to copy",
+        )
     value = ctx.expr(node.args[0])
 
     def like(item):

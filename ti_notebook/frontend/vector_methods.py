@@ -36,7 +36,12 @@ def call_method(ctx: TraceContext, method: BoundMethod, args: list, node, keywor
     """``v.name(*args, **keywords)``, by the handler registered for ``name``."""
     handler = ctx.dispatch.methods.get(method.name)
     if handler is None:
-        raise ctx.error(TiSyntaxError, node, f"unknown method '{method.name}'")
+        raise ctx.error(
+            TiSyntaxError,
+            node,
+            f"unknown method '{method.name}'",
+            "see Taichi's ti.Matrix methods: dot, norm, transpose, inverse...",
+        )
     return handler(ctx, method, args, keywords or {}, node)
 
 
@@ -108,7 +113,10 @@ def _two_vectors(ctx: TraceContext, v, w, name: str, node, same_size: bool = Tru
     need_vector(ctx, w, name, node, "a vector argument")
     if same_size and len(v) != len(w):
         raise ctx.error(
-            TiTypeError, node, f"{name}() needs vectors of one size, got {len(v)} and {len(w)}"
+            TiTypeError,
+            node,
+            f"{name}() needs vectors of one size, got {len(v)} and {len(w)}",
+            "both vectors must have as many components",
         )
 
 
@@ -230,13 +238,16 @@ def method_arguments(ctx: TraceContext, name, args, keywords, names, defaults, n
     unknown = sorted(set(keywords) - set(names))
     if unknown or len(args) > len(names):
         raise ctx.error(
-            TiTypeError, node, f"{name}() takes ({', '.join(names)}), got {unknown or args}"
+            TiTypeError,
+            node,
+            f"{name}() takes ({', '.join(names)}), got {unknown or args}",
+            f"call it as v.{name}({', '.join(names)})",
         )
     values = list(args) + list(defaults[len(args) :])
     for k, key in enumerate(names):
         if key in keywords:
             if k < len(args):
-                raise ctx.error(TiTypeError, node, f"{name}() got '{key}' twice")
+                raise ctx.error(TiTypeError, node, f"{name}() got '{key}' twice", "give it once")
             values[k] = keywords[key]
     return values
 

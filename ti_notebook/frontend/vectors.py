@@ -70,11 +70,19 @@ def element_positions(ctx: TraceContext, shape: tuple[int, ...], node: ast.Subsc
     row = len(shape) == 2 and len(index) == 1
     if len(index) != len(shape) and not row:
         raise ctx.error(
-            TiIndexError, node, f"a value of shape {shape} takes {len(shape)} index(es)"
+            TiIndexError,
+            node,
+            f"a value of shape {shape} takes {len(shape)} index(es)",
+            "a vector takes v[k], a matrix m[i, j] (or m[i] for a row)",
         )
     for i, extent in zip(index, shape, strict=False):
         if isinstance(i, numbers.Integral) and not 0 <= i < extent:
-            raise ctx.error(TiIndexError, node, f"index {index} out of range for shape {shape}")
+            raise ctx.error(
+                TiIndexError,
+                node,
+                f"index {index} out of range for shape {shape}",
+                "indices start at 0",
+            )
     if any(is_runtime_index(i) for i in index):
         return dynamic_positions(ctx, shape, index, node)
     index = tuple(int(i) for i in index)
@@ -91,7 +99,10 @@ def _sliced(ctx: TraceContext, shape: tuple[int, ...], parts: list, node) -> Sel
     """``m[:, 1]``, ``m[0, 1:]``, ``v[::2]``: slices with compile-time bounds."""
     if len(parts) > len(shape):
         raise ctx.error(
-            TiIndexError, node, f"a value of shape {shape} takes {len(shape)} index(es)"
+            TiIndexError,
+            node,
+            f"a value of shape {shape} takes {len(shape)} index(es)",
+            "a vector takes v[k], a matrix m[i, j] (or m[i] for a row)",
         )
     axes, sliced_shape = [], []
     for part, extent in zip([*parts, *[None] * (len(shape) - len(parts))], shape, strict=True):
@@ -107,7 +118,10 @@ def _sliced(ctx: TraceContext, shape: tuple[int, ...], parts: list, node) -> Sel
         k = _constant_index(static_eval(ctx, part))
         if not isinstance(k, numbers.Integral) or not 0 <= k < extent:
             raise ctx.error(
-                TiIndexError, part, f"index {k!r} is not an integer in range for shape {shape}"
+                TiIndexError,
+                part,
+                f"index {k!r} is not an integer in range for shape {shape}",
+                "slice with compile-time bounds, e.g. m[:, 1] or v[1:3]",
             )
         axes.append([int(k)])
     strides = (shape[1], 1) if len(shape) == 2 else (1,)
@@ -159,7 +173,12 @@ def vector_attribute(ctx: TraceContext, value: Vector, node: ast.Attribute):
         return value.shape[1] if len(value.shape) == 2 else 1
     if node.attr in ctx.dispatch.methods:
         return BoundMethod(value, node.attr)
-    raise ctx.error(TiSyntaxError, node, f"vectors and matrices have no '.{node.attr}'")
+    raise ctx.error(
+        TiSyntaxError,
+        node,
+        f"vectors and matrices have no '.{node.attr}'",
+        "components are .x/.y/.z/.w (or v[k]); methods: dot, norm, transpose...",
+    )
 
 
 def _swizzle_group(name: str) -> str | None:
@@ -186,16 +205,16 @@ def matmul(ctx: TraceContext, a, b, node) -> Vector:
     if len(a.shape) == 1 and len(b.shape) == 2:
         left, right = _columns(b), [[x] for x in a]
         if len(a) != b.shape[0]:
-            raise ctx.error(TiTypeError, node, f"cannot multiply {a.shape} by {b.shape}")
+            raise _shape_mismatch(ctx, a, b, node)
     elif len(a.shape) == 1:
         if a.shape != b.shape:
-            raise ctx.error(TiTypeError, node, f"cannot multiply {a.shape} by {b.shape}")
+            raise _shape_mismatch(ctx, a, b, node)
         products = [builder.binary("mul", x, y) for x, y in zip(a, b, strict=True)]
         return _sum(ctx, products)
     else:
         left, right = a.rows(), b.rows()
         if len(left[0]) != len(right):
-            raise ctx.error(TiTypeError, node, f"cannot multiply {a.shape} by {b.shape}")
+            raise _shape_mismatch(ctx, a, b, node)
     out = []
     for row in left:
         for c in range(len(right[0])):
@@ -203,6 +222,15 @@ def matmul(ctx: TraceContext, a, b, node) -> Vector:
             out.append(_sum(ctx, terms))
     vector_result = len(b.shape) == 1 or len(a.shape) == 1
     return Vector(out, (len(left),) if vector_result else (len(left), len(right[0])))
+
+
+def _shape_mismatch(ctx: TraceContext, a: Vector, b: Vector, node):
+    return ctx.error(
+        TiTypeError,
+        node,
+        f"cannot multiply a value of shape {a.shape} by one of shape {b.shape} with '@'",
+        "the left operand needs as many columns as the right one has rows",
+    )
 
 
 def _columns(m: Vector) -> list[list]:
