@@ -64,9 +64,7 @@ def test_vector_zero_one_unit_and_their_types():
 
     with pytest.warns(ti.errors.TiPrecisionWarning):
         build()
-    np.testing.assert_array_equal(
-        out.to_numpy(), [1, 0, 0, 0, 0, 1, 0.25, 0, 0, 1.25, 2, 0.5]
-    )
+    np.testing.assert_array_equal(out.to_numpy(), [1, 0, 0, 0, 0, 1, 0.25, 0, 0, 1.25, 2, 0.5])
 
 
 def test_default_fp_f64_makes_float_constructors_f64():

@@ -3,7 +3,7 @@
 Each method unrolls into scalar IR over the components (``frontend/vectors.py`` says
 why), with Taichi 1.7's definitions and checks: ``norm``, ``norm_inv`` and
 ``normalized`` take ``eps`` (0 by default: ``norm = sqrt(|v|^2 + eps)``, ``normalized =
-v / (norm + eps)``); ``dot``, ``cross``, ``outer_product`` and ``normalized`` need
+v / (sqrt(|v|^2) + eps)``); ``dot``, ``cross``, ``outer_product`` and ``normalized`` need
 vectors (``cross`` of 2-vectors is a scalar, of 3-vectors a vector); ``trace`` a square
 matrix; ``transpose`` a matrix; ``any``/``all`` give 0 or 1 (i32); ``cast`` takes a ti
 type or ``float``/``int``. ``determinant``/``inverse`` are in
@@ -97,14 +97,13 @@ def _norms(ctx: TraceContext, method: BoundMethod, args: list, keywords: dict, n
     (eps,) = method_arguments(ctx, name, args, keywords, ("eps",), (0,), node)
     if name == "normalized":
         need_vector(ctx, v, name, node)
-    # Taichi's definitions: norm = sqrt(|v|^2 + eps), normalized = v / (norm + eps)
+    # Taichi's definitions: norm = sqrt(|v|^2 + eps), normalized = v / (sqrt(|v|^2) + eps)
     squared = sum_items(ctx, [b.binary("mul", x, x) for x in v])
     if name == "norm_inv":
         return b.binary("truediv", 1.0, b.unary("sqrt", b.binary("add", squared, eps)))
-    norm = b.unary("sqrt", b.binary("add", squared, eps))
     if name == "norm":
-        return norm
-    inv = b.binary("truediv", 1.0, b.binary("add", norm, eps))
+        return b.unary("sqrt", b.binary("add", squared, eps))
+    inv = b.binary("truediv", 1.0, b.binary("add", b.unary("sqrt", squared), eps))
     return Vector([b.binary("mul", x, inv) for x in v], v.shape)
 
 
