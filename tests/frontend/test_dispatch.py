@@ -60,6 +60,7 @@ METHODS = {
     "determinant",
     "inverse",
     "fill",
+    "get_shape",
 }
 
 

@@ -188,6 +188,12 @@ def _cross(ctx: TraceContext, v: Vector, args: list, node):
     return Vector(items)
 
 
+@HANDLERS.method("get_shape")
+@positional(0, "m.get_shape()")
+def _get_shape(ctx: TraceContext, v: Vector, args: list, node) -> tuple:
+    return v.shape  # (n,) or (n, m), known while compiling
+
+
 @HANDLERS.method("sum")
 @positional(0, "v.sum()")
 def _sum(ctx: TraceContext, v: Vector, args: list, node):

@@ -19,7 +19,6 @@ work in: by default the matrix's own float type (``default_fp`` for an integer m
     Traceback (most recent call last):
     ...
     ti_notebook.errors.TiSyntaxError: ti.svd() can only be used inside a kernel or ti.func
-    hint: call it in a @ti.kernel or @ti.func, on a ti.Matrix value
 """
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ The 3x3 SVD and symmetric eigensolver are cyclic Jacobi rotations (exact ones, a
 number of sweeps: quadratic convergence reaches the float type's precision), the SVD
 then a Givens QR of ``A @ V`` for ``U`` and the signed singular values, as in McAdams et
 al., "Computing the SVD of 3x3 matrices with minimal branching" (the algorithm behind
-Taichi's). Where Taichi's 2x2 code divides by zero (a diagonal input to ``sym_eig``)
-these pick the other column of the rank-one matrix instead.
+Taichi's), then a 2x2 SVD of R's lower corner, which keeps small singular values
+accurate when A is ill-conditioned. Where Taichi's 2x2 code divides by zero (a diagonal
+input to ``sym_eig``) these pick the other column of the rank-one matrix instead.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -255,7 +256,21 @@ def svd3(A, dt):
     B, U = _givens(B, U, 0, 1, dt)
     B, U = _givens(B, U, 0, 2, dt)
     B, U = _givens(B, U, 1, 2, dt)
-    return U, Matrix([[B[0, 0], 0, 0], [0, B[1, 1], 0], [0, 0, B[2, 2]]], dt), V
+    # When sigma_2 and sigma_3 are below sqrt(eps) * sigma_1, A.T @ A cannot tell their
+    # vectors apart and B[1, 2] stays: a 2x2 SVD of that corner finishes the job.
+    U2, S2, V2 = svd2(Matrix([[B[1, 1], B[1, 2]], [B[2, 1], B[2, 2]]]), dt)
+    if U2.determinant() < 0:  # keep U a rotation: the sign goes to sigma_3
+        U2[0, 1] = -U2[0, 1]
+        U2[1, 1] = -U2[1, 1]
+        S2[1, 1] = -S2[1, 1]
+    for k in ops.static(range(3)):
+        u1, u2 = U[k, 1], U[k, 2]
+        U[k, 1] = u1 * U2[0, 0] + u2 * U2[1, 0]
+        U[k, 2] = u1 * U2[0, 1] + u2 * U2[1, 1]
+        v1, v2 = V[k, 1], V[k, 2]
+        V[k, 1] = v1 * V2[0, 0] + v2 * V2[1, 0]
+        V[k, 2] = v1 * V2[0, 1] + v2 * V2[1, 1]
+    return U, Matrix([[B[0, 0], 0, 0], [0, S2[0, 0], 0], [0, 0, S2[1, 1]]], dt), V
 
 
 @func
