@@ -70,6 +70,8 @@ class Reads:
         it holds one of ti_notebook's own values (``ti``, ``ti.atomic_add``): the
         compiler digest covers their code, but not which of them the name holds now
         (``op = ti.atomic_sub`` in a closure, say); their fingerprint is their name."""
+        if scope.startswith(LIBRARY_SCOPE):
+            return  # ti_notebook's own ti.funcs (ti.svd...): the compiler digest covers them
         self._record(scope, name, value)
 
     def template(self, name: str, value) -> None:
