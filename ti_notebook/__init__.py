@@ -47,6 +47,7 @@ from ti_notebook.lang.config import (
 from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.graph import graph
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
+from ti_notebook.lang.linalg import eig, polar_decompose, solve, svd, sym_eig
 from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
 from ti_notebook.lang.ndarray import NDArray, Ndarray, NdarrayType, Template, ndarray, template
 from ti_notebook.lang.ops import (
@@ -78,6 +79,7 @@ from ti_notebook.lang.ops import (
     max,
     min,
     ndrange,
+    one,
     pow,
     randn,
     random,
@@ -173,6 +175,12 @@ __all__ = [
     "MatrixField",
     "Vector",
     "zero",
+    "one",
+    "svd",
+    "polar_decompose",
+    "sym_eig",
+    "eig",
+    "solve",
     "Field",
     "FieldsBuilder",
     "SNode",
