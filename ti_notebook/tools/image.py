@@ -5,7 +5,8 @@ is the bottom-left pixel, so the file's first row is the image's last ``y``. Its
 axis, when there is one, holds 1 (grey), 3 (RGB) or 4 (RGBA) channels. Pixels are
 bytes in the file; other types are brought to 0..255 first (:func:`to_image_bytes`):
 floats are clipped to [0, 1] and scaled by 255 (truncated, as Taichi does), ``u16``,
-``u32`` and ``u64`` keep their top 8 bits, ``u8`` is written as it is.
+``u32`` and ``u64`` are divided by ``max // 256`` (255 for ``u16``) and clamped to 255,
+``u8`` is written as it is.
 
     >>> import os, tempfile
     >>> import numpy as np
@@ -60,9 +61,10 @@ def _scaled_to_bytes(img: np.ndarray, caller: str) -> np.ndarray:
     if dtype == np.uint8:
         return img
     if dtype in (np.uint16, np.uint32, np.uint64):
-        # Taichi divides by max // 256, which wraps the largest values to 0 or 1; keeping
-        # the top 8 bits maps max to 255 and agrees with Taichi everywhere else but there
-        return (img >> (8 * dtype.itemsize - 8)).astype(np.uint8)
+        # Taichi's scale, max // 256 (255 for u16), with the results over 255 (the top
+        # values, which Taichi lets wrap around to 0 or 1) clamped to 255
+        scaled = img // (np.iinfo(dtype).max // 256)
+        return np.minimum(scaled, 255).astype(np.uint8)
     if np.issubdtype(dtype, np.floating):
         clipped = np.clip(np.nan_to_num(img, nan=0.0), 0.0, 1.0)
         return (clipped.astype(np.float64) * 255.0).astype(np.uint8)
@@ -112,8 +114,12 @@ def _format_of(filename: str, caller: str) -> str:
 def _pil_image(rows: np.ndarray, image_format: str):
     from PIL import Image
 
-    if image_format == "JPEG" and rows.shape[2] == 4:
-        rows = rows[:, :, :3]  # JPEG has no alpha; Taichi's writer drops it too
+    # as Taichi's writer (stb_image_write): JPEG and BMP files get no alpha, and BMP files
+    # are 24-bit colour, greyscale too
+    if image_format in ("JPEG", "BMP") and rows.shape[2] == 4:
+        rows = rows[:, :, :3]
+    if image_format == "BMP" and rows.shape[2] == 1:
+        rows = np.repeat(rows, 3, axis=2)
     channels = rows.shape[2]
     return Image.fromarray(rows[:, :, 0] if channels == 1 else rows, _CHANNEL_MODES[channels])
 

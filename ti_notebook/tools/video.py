@@ -166,7 +166,7 @@ class VideoManager:
             self._warned_no_ffmpeg = True
             warnings.warn(
                 "VideoManager: ffmpeg is not on PATH, so the automatic build makes only the "
-                f"GIF; the frames are in {self.frame_directory!r}",
+                f"GIF; the frames are in {os.path.abspath(self.frame_directory)!r}",
                 stacklevel=3,
             )
         self.make_video(mp4=ffmpeg_path() is not None, gif=True)
@@ -210,7 +210,7 @@ class VideoManager:
         if ffmpeg is None:
             raise TiRuntimeError(
                 "VideoManager.make_video: making an MP4 needs ffmpeg, which is not on PATH; "
-                f"the frames are in {self.frame_directory!r}",
+                f"the frames are in {os.path.abspath(self.frame_directory)!r}",
                 hint="install ffmpeg (e.g. apt-get install ffmpeg), or pass mp4=False for the "
                 "GIF alone",
             )
@@ -241,6 +241,6 @@ class VideoManager:
             raise TiRuntimeError(
                 f"VideoManager.make_video: ffmpeg failed (exit status {result.returncode}) "
                 f"making {path!r}: {result.stderr.strip()[-500:]}",
-                hint=f"the frames are in {self.frame_directory!r}; run the command yourself "
-                f"to see more: {' '.join(command)}",
+                hint=f"the frames are in {os.path.abspath(self.frame_directory)!r}; run the "
+                f"command yourself to see more: {' '.join(command)}",
             )
