@@ -57,6 +57,7 @@ PLY_TYPES = {
     "double": np.dtype("<f8"),
 }
 FACE_TYPES = {"tri": 3, "quad": 4}
+PLURALS = {"vertex": "vertices", "face": "faces"}
 
 __all__ = ["PLYWriter"]
 
@@ -100,7 +101,7 @@ class _Channels:
         else:
             raise TiValueError(
                 f"PLYWriter.{caller}: the {self.element} channel {key!r} has values of shape "
-                f"{array.shape}, but the writer has {self.count} {self.element}s",
+                f"{array.shape}, but the writer has {self.count} {PLURALS[self.element]}",
                 hint=f"pass {self.count} values, or a ({self.count}, k) array for k channels "
                 f"named {key}_1 .. {key}_k",
             )
