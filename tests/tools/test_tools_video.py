@@ -136,7 +136,7 @@ def test_mp4_runs_ffmpeg_on_the_frames(tmp_path, fake_ffmpeg):
     assert args[args.index("-i") + 1] == pattern  # one argument, space and all
     assert args[args.index("-s:v") + 1] == "8x6"
     assert args[args.index("-c:v") + 1] == "libx264" and args[-1] == mp4
-    assert open(mp4).read() == "mp4\n"
+    assert (tmp_path / "out dir" / "clip.mp4").read_text() == "mp4\n"
     assert not os.path.exists(os.path.join(str(tmp_path / "out dir"), "clip.gif"))
 
 
