@@ -13,11 +13,13 @@ floats are clipped to [0, 1] and scaled by 255 (truncated, as Taichi does), ``u1
     >>> import ti_notebook as ti
     >>> img = np.zeros((4, 2, 3), np.uint8)
     >>> img[1, 0] = (255, 0, 0)                     # x=1, y=0: the bottom row
-    >>> path = os.path.join(tempfile.mkdtemp(), "red.png")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "red.png")
     >>> ti.tools.imwrite(img, path)
     >>> back = ti.tools.imread(path)
     >>> back.shape, bool((back == img).all())
     ((4, 2, 3), True)
+    >>> tmp.cleanup()
 
 Files are read and written with Pillow; the format follows the file's extension (png,
 jpg/jpeg, bmp).
@@ -131,10 +133,12 @@ def imwrite(img: Any, filename: str) -> None:
 
         >>> import os, tempfile
         >>> import numpy as np
-        >>> path = os.path.join(tempfile.mkdtemp(), "grey.png")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "grey.png")
         >>> imwrite(np.full((3, 2), 0.5, np.float32), path)
         >>> imread(path)[:, :, 0].tolist()
         [[127, 127], [127, 127], [127, 127]]
+        >>> tmp.cleanup()
     """
     image_format = _format_of(filename, "ti.tools.imwrite")
     image = _pil_image(to_image_bytes(img), image_format)
@@ -181,10 +185,12 @@ def imread(filename: str, channels: int = 0) -> np.ndarray:
 
         >>> import os, tempfile
         >>> import numpy as np
-        >>> path = os.path.join(tempfile.mkdtemp(), "rgb.png")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "rgb.png")
         >>> imwrite(np.ones((2, 3, 3), np.float32), path)
         >>> imread(path).shape, imread(path, channels=4)[0, 0].tolist()
         ((2, 3, 3), [255, 255, 255, 255])
+        >>> tmp.cleanup()
     """
     if channels not in (0, 1, 2, 3, 4):
         raise TiValueError(

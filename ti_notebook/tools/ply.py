@@ -12,9 +12,11 @@ readers expect):
     >>> writer = ti.tools.PLYWriter(num_vertices=3, num_faces=1)
     >>> writer.add_vertex_pos(np.array([0.0, 1, 0]), np.array([0.0, 0, 1]), np.zeros(3))
     >>> writer.add_faces(np.array([0, 1, 2]))
-    >>> path = os.path.join(tempfile.mkdtemp(), "triangle.ply")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "triangle.ply")
     >>> writer.export_ascii(path)
-    >>> print(open(path).read())
+    >>> with open(path) as file:
+    ...     print(file.read())
     ply
     format ascii 1.0
     comment created by ti.tools.PLYWriter
@@ -30,6 +32,7 @@ readers expect):
     0.0 1.0 0.0
     3 0 1 2
     <BLANKLINE>
+    >>> tmp.cleanup()
 
 Binary files are little-endian on every machine (``format binary_little_endian``).
 A channel with a type name PLY does not know is skipped with a warning, as Taichi does.

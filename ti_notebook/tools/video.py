@@ -9,7 +9,8 @@ asking for an MP4 is a ``TiRuntimeError`` that says where the frames are:
     >>> import os, tempfile
     >>> import numpy as np
     >>> import ti_notebook as ti
-    >>> out = tempfile.mkdtemp()
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> out = tmp.name
     >>> video = ti.tools.VideoManager(out, framerate=10, automatic_build=False)
     >>> for t in range(3):
     ...     video.write_frame(np.full((8, 6), t / 2, np.float32))
@@ -18,6 +19,7 @@ asking for an MP4 is a ``TiRuntimeError`` that says where the frames are:
     >>> video.make_video(mp4=False, gif=True)
     >>> os.path.exists(os.path.join(out, "video.gif"))
     True
+    >>> tmp.cleanup()
 """
 
 from __future__ import annotations
