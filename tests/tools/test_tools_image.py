@@ -262,3 +262,13 @@ def test_the_gui_image_io_example_flow(tmp_path):
         assert pixel_r.shape == pixel.shape
         if ext != "jpg":
             assert (pixel_r == pixel).all()
+
+
+def test_file_names_may_be_paths_and_nothing_else(tmp_path):
+    img = np.full((2, 2), 3, np.uint8)
+    ti.tools.imwrite(img, tmp_path / "p.png")
+    assert ti.tools.imread(tmp_path / "p.png")[0, 0, 0] == 3
+    with pytest.raises(TiTypeError, match="ti.tools.imwrite: the file name 42 is not a str"):
+        ti.tools.imwrite(img, 42)
+    with pytest.raises(TiTypeError, match="ti.tools.imread: the file name None"):
+        ti.tools.imread(None)

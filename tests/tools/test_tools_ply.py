@@ -267,3 +267,15 @@ def test_the_export_mesh_example_flow_runs_quietly_but_for_its_bad_type(tmp_path
         writer.add_face_channel("foo_key", "foo_data_type", np.zeros(12))
         writer.export_frame(0, str(tmp_path / "example.ply"))
     assert [str(w.message).split(":")[0] for w in caught] == ["PLYWriter.add_face_channel"]
+
+
+def test_paths_and_frame_numbers(tmp_path):
+    writer = ti.tools.PLYWriter(1)
+    writer.add_vertex_pos([0.0], [0.0], [0.0])
+    writer.export(tmp_path / "p.ply")
+    writer.export_frame_ascii(np.int64(2), tmp_path / "s.ply")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.ply", "s_000002.ply"]
+    with pytest.raises(TiTypeError, match="frame number 1.5 is not a whole number"):
+        writer.export_frame(1.5, str(tmp_path / "s.ply"))
+    with pytest.raises(TiTypeError, match="PLYWriter.export: the file name 7"):
+        writer.export(7)

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 import ti_notebook as ti
-from ti_notebook.errors import TiRuntimeError, TiValueError
+from ti_notebook.errors import TiRuntimeError, TiTypeError, TiValueError
 
 pytestmark = pytest.mark.unit
 
@@ -66,7 +66,7 @@ def test_frames_are_numbered_pngs_written_with_imwrite(tmp_path):
 def test_a_field_can_be_a_frame(tmp_path):
     pixels = ti.field(ti.u8, shape=(4, 2, 3))
     pixels[3, 1, 2] = 77
-    video = ti.tools.VideoManager(str(tmp_path), automatic_build=False)
+    video = ti.tools.VideoManager(tmp_path, automatic_build=False)  # a Path is fine
     video.write_frame(pixels)
     back = ti.tools.imread(os.path.join(video.get_frame_directory(), "000000.png"))
     assert back[3, 1].tolist() == [0, 0, 77]
@@ -193,6 +193,8 @@ def test_the_video_filename_extension_is_ignored_with_a_warning(tmp_path):
 
 
 def test_misuse_errors(tmp_path):
+    with pytest.raises(TiTypeError, match="VideoManager: the file name None"):
+        ti.tools.VideoManager(None)
     with pytest.raises(TiValueError, match="give both or neither"):
         ti.tools.VideoManager(str(tmp_path), width=64)
     with pytest.raises(TiValueError, match="framerate=0"):

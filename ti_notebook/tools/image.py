@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ti_notebook.errors import TiOSError, TiTypeError, TiValueError
+from ti_notebook.tools.paths import file_path
 
 # extension -> Pillow's format name
 FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".bmp": "BMP"}
@@ -104,7 +105,7 @@ def to_image_bytes(img: Any, caller: str = "ti.tools.imwrite") -> np.ndarray:
 
 
 def _format_of(filename: str, caller: str) -> str:
-    extension = os.path.splitext(os.fspath(filename))[1].lower()
+    extension = os.path.splitext(filename)[1].lower()
     if extension not in FORMATS:
         raise TiValueError(
             f"{caller}: cannot tell the image format of {filename!r} from its extension",
@@ -140,6 +141,7 @@ def imwrite(img: Any, filename: str) -> None:
         [[127, 127], [127, 127], [127, 127]]
         >>> tmp.cleanup()
     """
+    filename = file_path(filename, "ti.tools.imwrite")
     image_format = _format_of(filename, "ti.tools.imwrite")
     image = _pil_image(to_image_bytes(img), image_format)
     options = {"quality": JPEG_QUALITY} if image_format == "JPEG" else {}
@@ -197,6 +199,7 @@ def imread(filename: str, channels: int = 0) -> np.ndarray:
             f"ti.tools.imread: channels={channels!r} is not a channel count",
             hint="pass 0 (the file's own), 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA)",
         )
+    filename = file_path(filename, "ti.tools.imread")
     from PIL import Image, UnidentifiedImageError
 
     try:

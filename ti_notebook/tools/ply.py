@@ -40,13 +40,13 @@ A channel with a type name PLY does not know is skipped with a warning, as Taich
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any
 
 import numpy as np
 
 from ti_notebook.errors import TiOSError, TiTypeError, TiValueError
+from ti_notebook.tools.paths import file_path
 
 # PLY's type names -> the little-endian NumPy types their values are stored as
 PLY_TYPES = {
@@ -277,6 +277,7 @@ class PLYWriter:
         return "\n".join([*lines, "end_header"]) + "\n"
 
     def _write(self, path: str, content: bytes) -> None:
+        path = file_path(path, "PLYWriter.export")
         try:
             with open(path, "wb") as file:
                 file.write(content)
@@ -321,7 +322,11 @@ class PLYWriter:
 
     @staticmethod
     def _frame_path(series_num: int, path: str) -> str:
-        path = os.fspath(path)
+        path = file_path(path, "PLYWriter.export_frame")
+        if isinstance(series_num, bool) or not isinstance(series_num, int | np.integer):
+            raise TiTypeError(
+                f"PLYWriter.export_frame: the frame number {series_num!r} is not a whole number"
+            )
         return f"{path.removesuffix('.ply')}_{series_num:06d}.ply"
 
     def export_frame(self, series_num: int, path: str) -> str:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ti_notebook.errors import TiOSError, TiRuntimeError, TiValueError
 from ti_notebook.tools.image import imwrite
+from ti_notebook.tools.paths import file_path
 
 FRAME_FN_TEMPLATE = "%06d.png"
 FRAME_DIR = "frames"
@@ -79,7 +80,7 @@ class VideoManager:
                 "VideoManager: post_processor has no process(img) method",
                 hint="pass an object whose process(img) returns the processed image",
             )
-        self.directory = os.fspath(output_dir)
+        self.directory = file_path(output_dir, "VideoManager")
         self.frame_directory = os.path.join(self.directory, FRAME_DIR)
         try:
             os.makedirs(self.frame_directory, exist_ok=True)
