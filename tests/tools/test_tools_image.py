@@ -110,6 +110,7 @@ def test_float_pixels_are_clipped_and_scaled_by_255_truncated():
     img = np.array([[0.0, 0.5, 1.0, 2.0, -1.0, np.nan, 0.999]], np.float32).T  # (7, 1)
     assert to_image_bytes(img)[0, :, 0].tolist() == [0, 127, 255, 255, 0, 0, 254]
     assert to_image_bytes(img.astype(np.float16))[0, :, 0].tolist()[:4] == [0, 127, 255, 255]
+    assert ti.tools.image.cook_image_to_bytes is to_image_bytes  # Taichi's name
 
 
 @pytest.mark.parametrize(

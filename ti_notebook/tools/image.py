@@ -104,6 +104,10 @@ def to_image_bytes(img: Any, caller: str = "ti.tools.imwrite") -> np.ndarray:
     return np.ascontiguousarray(img.swapaxes(0, 1)[::-1])
 
 
+# Taichi's name for it (``ti.tools.image.cook_image_to_bytes``), which some code calls
+cook_image_to_bytes = to_image_bytes
+
+
 def _format_of(filename: str, caller: str) -> str:
     extension = os.path.splitext(filename)[1].lower()
     if extension not in FORMATS:
