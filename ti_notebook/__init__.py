@@ -28,6 +28,7 @@ from types import SimpleNamespace as _Namespace
 
 from ti_notebook import errors
 from ti_notebook import lang as lang
+from ti_notebook import tools as tools
 from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
 from ti_notebook.lang import matrix_types as _matrix_types
@@ -275,6 +276,7 @@ __all__ = [
     "tan",
     "tanh",
     "template",
+    "tools",
     "types",
     "u8",
     "u16",
