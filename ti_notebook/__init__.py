@@ -90,6 +90,14 @@ from ti_notebook.lang.ops import (
     tanh,
     zero,
 )
+from ti_notebook.lang.snode_ops import (
+    append,
+    deactivate_all_snodes,
+    get_addr,
+    length,
+    no_activate,
+    rescale_index,
+)
 from ti_notebook.lang.session import (
     current_arch,
     init,
@@ -278,6 +286,13 @@ __all__ = [
     "uint64",
     "vulkan",
     "x64",
+    # SNode builtins (lang/snode_ops.py)
+    "append",
+    "deactivate_all_snodes",
+    "get_addr",
+    "length",
+    "no_activate",
+    "rescale_index",
 ]
 
 # `%load_ext ti_notebook`; importing ti_notebook inside IPython registers the magics too.
