@@ -133,7 +133,7 @@ def _lower_snode_op(kernel: KernelIR, stmt: ir.SNodeOpStmt, check: bool) -> None
     layout = stmt.snode.layout()
     emit = arith.Emitter(stmt)
     sparse_path = [level for level in layout.levels if level.is_sparse]
-    dynamic = stmt.snode.kind == "dynamic"
+    dynamic = getattr(stmt.snode, "kind", None) == "dynamic"
     result = None
     if stmt.op == "is_active":
         result = arith.is_active(emit, layout, stmt.indices, sparse_path)
