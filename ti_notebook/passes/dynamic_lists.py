@@ -8,7 +8,8 @@ a dynamic node; every address comes from the plan (``plan_arith``):
   ``old = atomic_add(length, 1)``; when ``old < capacity`` the values are
   stored at position ``old``, else the length goes back to ``capacity`` (an atomic
   ``min``: concurrent appends to a full list all undo theirs) and, with bounds checks
-  on, the launch stops with an error; the result is ``old``, as in Taichi;
+  on, the launch stops with an error; the result is ``old``, as in Taichi (without
+  checks, an append that did not fit sees a value ``>= capacity``);
 - ``length``: a load;
 - emptying: ``old = atomic_and(length, 0)`` (an exchange), then the cells ``[0, old)``
   are zeroed, so every cell at or past a list's length reads 0.
