@@ -90,6 +90,7 @@ def test_append_returns_the_old_length_and_writes_grow_the_list():
     @ti.kernel
     def appends() -> ti.i32:
         r = 0
+        ti.loop_config(serialize=True)  # in order: the list is 10, 11, 12
         for k in range(3):
             r = ti.append(node, 0, 10 + k)
         return r
@@ -310,6 +311,7 @@ def test_appending_to_a_full_list_is_an_error_at_its_line():
 
     @ti.kernel
     def overflow():
+        ti.loop_config(serialize=True)
         for k in range(6):
             ti.append(node, 2, k)
 
@@ -329,6 +331,7 @@ def test_without_bounds_checks_a_full_list_drops_what_does_not_fit():
     @ti.kernel
     def overflow() -> ti.i32:
         dropped = 0
+        ti.loop_config(serialize=True)
         for k in range(6):
             if ti.append(node, 2, k) >= 4:  # an append that did not fit sees the extent
                 dropped += 1

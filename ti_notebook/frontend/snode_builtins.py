@@ -5,8 +5,9 @@
   placed in it (a vector for a vector field); the value is the list's old length;
 - ``ti.length(node, I)`` / ``x[I].length()``; ``x[I].deactivate()`` empties the list
   (as ``ti.deactivate(node, I)``, ``frontend/sparse_ops.py``);
-- ``ti.get_addr(f, I)``: the u64 address of element ``I`` of a field (or of cell ``I``
-  of an SNode), from the memory plan;
+- ``ti.get_addr(f, I)``: the u64 address of element ``I`` of a field, from the memory
+  plan (of an SNode that holds no field, as in Taichi: the block of its cells holding
+  cell ``I``);
 - ``ti.rescale_index(a, b, I)``: index ``I`` of ``a`` in ``b``'s index space;
 - ``ti.no_activate(*fields)``: writes to them in this kernel activate nothing
   (``passes/no_activate.py``).
@@ -186,7 +187,28 @@ def _get_addr(ctx: TraceContext, node: ast.Call):
     key = ("field" if isinstance(target, Field) else "snode", id(target))
     ctx.state.captured.setdefault(key, target)
     indices = node_indices(ctx, node.args[1], ref.shape, "ti.get_addr", f"'{ref.name}'")
+    if isinstance(target, SNode):
+        return _block_address(ctx, target, indices)
     return ctx.builder.emit(ir.SNodeOpStmt("get_addr", ref, indices, types.u64))
+
+
+def _block_address(ctx: TraceContext, snode: SNode, indices: list):
+    """Taichi's ``ti.get_addr(node, I)`` for a node that is not a field: the address of
+    the block of the node's cells holding cell ``I`` (the cell of its parent)."""
+    b = ctx.builder
+    parent = snode.parent()
+    if parent.kind == "root":  # one block: the node's first cell
+        zeros = [b.const(0, types.i32) for _ in indices]
+        return b.emit(ir.SNodeOpStmt("get_addr", describe(snode), zeros, types.u64))
+    ctx.state.captured.setdefault(("snode", id(parent)), parent)
+    outer = parent.shape
+    scaled = []
+    for axis, index in enumerate(indices[: len(outer)]):
+        ratio = snode.shape[axis] // outer[axis]
+        scaled.append(b.binary("floordiv", index, ratio) if ratio > 1 else index)
+    cell = b.emit(ir.SNodeOpStmt("get_addr", describe(parent), scaled, types.u64))
+    offset = snode.level_plan.offset
+    return b.binary("add", cell, b.const(offset, types.u64)) if offset else cell
 
 
 @HANDLERS.call(snode_ops.rescale_index)
