@@ -90,14 +90,6 @@ from ti_notebook.lang.ops import (
     tanh,
     zero,
 )
-from ti_notebook.lang.snode_ops import (
-    append,
-    deactivate_all_snodes,
-    get_addr,
-    length,
-    no_activate,
-    rescale_index,
-)
 from ti_notebook.lang.session import (
     current_arch,
     init,
@@ -120,6 +112,14 @@ from ti_notebook.lang.snode import (
     k,
     l,
     root,
+)
+from ti_notebook.lang.snode_ops import (
+    append,
+    deactivate_all_snodes,
+    get_addr,
+    length,
+    no_activate,
+    rescale_index,
 )
 from ti_notebook.lang.types import (
     f16,

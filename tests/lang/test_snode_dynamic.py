@@ -159,7 +159,7 @@ def test_struct_for_visits_each_list_up_to_its_length():
     @ti.kernel
     def over_node() -> ti.i32:
         total = 0
-        for i, j in node:
+        for _i, _j in node:
             total += 1
         return total
 
@@ -212,7 +212,7 @@ def test_parallel_appends_keep_every_value_once():
 def test_deactivate_empties_lists_and_zeroes_them():
     x, node = _lists()
     for i in range(4):
-        for k in range(i + 2):
+        for _ in range(i + 2):
             ti.append(node, i, 7)
 
     @ti.kernel
@@ -315,7 +315,8 @@ def test_appending_to_a_full_list_is_an_error_at_its_line():
         for k in range(6):
             ti.append(node, 2, k)
 
-    with pytest.raises(ti.errors.TiIndexError, match=r"full list of dynamic\(j\) \(capacity 4\)") as e:
+    message = r"full list of dynamic\(j\) \(capacity 4\)"
+    with pytest.raises(ti.errors.TiIndexError, match=message) as e:
         overflow()
     assert "ti.append(node, 2, k)" in str(e.value) and "^" in str(e.value)
     assert _lengths(node, 4) == [0, 0, 4, 0]

@@ -46,8 +46,7 @@ def check_dynamic(parent, axes: tuple[int, ...], dimension, chunk_size) -> None:
     if len(axes) != 1:
         raise TiValueError(
             f"{what}: a dynamic node has exactly one axis",
-            hint="nest a dense level for the other axes: "
-            "ti.root.dense(ti.i, n).dynamic(ti.j, m)",
+            hint="nest a dense level for the other axes: ti.root.dense(ti.i, n).dynamic(ti.j, m)",
         )
     for upper in [parent, *parent.path()]:
         if axes[0] in upper.axes:

@@ -24,6 +24,7 @@ import numpy as np
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.lang import dynamic, sparse
+from ti_notebook.lang.field import live_trees
 
 
 def is_active(node, indices) -> int:
@@ -57,7 +58,9 @@ def length(node, indices) -> int:
 def deactivate_all_snodes() -> None:
     """``ti.deactivate_all_snodes()``: every sparse node of every tree becomes inactive
     (dynamic lists empty) and what their cells held reads 0."""
-    sparse.deactivate_all_snodes()
+    for tree in live_trees():
+        if not tree.destroyed:
+            sparse.deactivate_all(tree.builder.root)
 
 
 def _shape_of(value, name: str) -> tuple[int, ...]:

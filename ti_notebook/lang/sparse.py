@@ -224,11 +224,3 @@ def _deactivate_all_cells(node) -> None:
     for sparse in node.sparse_subtree():
         memory.zero(*sparse.level_plan.activity_span)
 
-
-def deactivate_all_snodes() -> None:
-    """``ti.deactivate_all_snodes()``: deactivates every sparse node of every live tree."""
-    from ti_notebook.lang.field import live_trees
-
-    for tree in live_trees():
-        if not tree.destroyed:
-            deactivate_all(tree.builder.root)

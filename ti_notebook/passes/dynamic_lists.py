@@ -58,7 +58,8 @@ def append(emit: arith.Emitter, stmt: ir.SNodeOpStmt, check: bool) -> ir.Stmt:
     at = full_indices(store, level, stmt.indices, old)
     for field, value in zip(stmt.fields, stmt.values, strict=True):
         offset = arith.element_offset(store, field.layout(), at)
-        element = store(ir.PtrOffsetStmt(store(ir.RootPtrStmt(layout.tree_id)), offset, field.dtype))
+        root = store(ir.RootPtrStmt(layout.tree_id))
+        element = store(ir.PtrOffsetStmt(root, offset, field.dtype))
         element.field = field
         store(ir.GlobalStoreStmt(element, value))
     return old

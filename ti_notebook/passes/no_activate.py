@@ -52,4 +52,3 @@ def store_if_active(kernel: KernelIR, stmt: ir.Stmt, ptr: ir.GlobalPtrStmt) -> N
         keep = ir.LocalStoreStmt(result, stmt)
         keep.pos = stmt.pos
         guard.true_block.append(keep)
-
