@@ -411,3 +411,29 @@ def test_is_active_and_activate_refuse_a_dynamic_node():
     assert "ti.length" in str(e.value)
     with pytest.raises(ti.errors.TiTypeError, match="not on a dynamic node"):
         ti.activate(node, [0, 1])
+
+
+def test_several_lists_in_one_pointer_cell():
+    # a pointer block holds two lists: an empty first list must not hide the second
+    # (the CUDA backend lists active blocks by running a block's first row head)
+    x = ti.field(ti.i32)
+    ptr = ti.root.pointer(ti.i, 4)
+    ptr.dense(ti.i, 2).dynamic(ti.j, 8).place(x)
+    hits = ti.field(ti.i32, shape=(8, 8))
+
+    @ti.kernel
+    def mark() -> ti.i32:
+        n = 0
+        for i, j in x:
+            hits[i, j] += x[i, j]
+            n += 1
+        return n
+
+    ti.append(x.parent(), 3, 5)  # list 3: the second of pointer cell 1
+    ti.append(x.parent(), 3, 6)
+    ti.append(x.parent(), 6, 7)  # the first of pointer cell 3
+    assert mark() == 3
+    expect = np.zeros((8, 8), np.int32)
+    expect[3, :2] = [5, 6]
+    expect[6, 0] = 7
+    np.testing.assert_array_equal(hits.to_numpy(), expect)

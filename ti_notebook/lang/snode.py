@@ -320,6 +320,7 @@ class SNodeTree:
         self.sparse_nodes = [n for n in _layout.walk(builder.root) if n.kind in SPARSE_KINDS]
         mask_offsets = {}  # bits, or a dynamic node's lengths, after all cells
         for node in self.sparse_nodes:
+            size = _layout.align(size, 8)  # u32 bit words, i32 lengths: even after u8 cells
             mask_offsets[id(node)] = size
             size += _plan.activity_bytes(node.kind, node.cells_in_tree(), node.extents)
         self.mask_offsets = mask_offsets

@@ -13,6 +13,17 @@ a dynamic node; every address comes from the plan (``plan_arith``):
 - ``length``: a load;
 - emptying: ``old = atomic_and(length, 0)`` (an exchange), then the cells ``[0, old)``
   are zeroed, so every cell at or past a list's length reads 0.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> x = ti.field(ti.i32)
+    >>> ti.root.dynamic(ti.i, 4).place(x)
+    <ti.SNode dynamic>
+    >>> @ti.kernel
+    ... def push(v: ti.i32) -> ti.i32:
+    ...     return ti.append(x.parent(), [], v)
+    >>> push(7), push(8), x.to_numpy().tolist()
+    (0, 1, [7, 8, 0, 0])
 """
 
 from __future__ import annotations

@@ -89,7 +89,11 @@ def _lower(owner: ir.Stmt) -> None:
     else:
         corner = _cell_indices(head, layout, start)
     _skip_inactive_blocks(head, layout, loop, corner, start)
-    if layout.levels[-1].is_dynamic and not rows.whole_blocks:
+    blocks = visit.skip_level(layout)
+    # The CUDA list of active blocks runs the row head for a block's first cell: a skip
+    # there drops the whole block, right only when that block is one list.
+    one_list = blocks is None or blocks[1] == rows.width
+    if layout.levels[-1].is_dynamic and not rows.whole_blocks and one_list:
         _skip_past_length(head, layout, loop, corner, start, rows.width)
     # the cell: the corner plus the position in the row (or in the leaf block)
     old_body = list(owner.body.stmts)
