@@ -437,3 +437,27 @@ def test_several_lists_in_one_pointer_cell():
     expect[3, :2] = [5, 6]
     expect[6, 0] = 7
     np.testing.assert_array_equal(hits.to_numpy(), expect)
+
+
+def test_a_length_as_a_loop_bound_like_marching_squares():
+    edges = ti.field(ti.i32)
+    ti.root.dynamic(ti.i, 64, chunk_size=32).place(edges)
+
+    @ti.kernel
+    def march(n: ti.i32) -> ti.i32:
+        edges.deactivate()
+        for i in range(n):
+            if i % 3 == 0:
+                edges.append(i)
+        return edges.length()
+
+    @ti.kernel
+    def total() -> ti.i32:
+        s = 0
+        for k in range(edges.length()):
+            s += edges[k]
+        return s
+
+    assert march(30) == 10 and total() == sum(range(0, 30, 3))
+    assert march(9) == 3 and total() == 0 + 3 + 6
+    assert not edges.to_numpy()[3:].any()
