@@ -5,7 +5,9 @@ at most ``m`` elements; ``x[i, j]`` is element ``j`` of list ``i``. A list's cel
 ``[0, length)`` are active: a struct-for visits them, ``ti.append(x.parent(), i, v)``
 stores ``v`` at ``length`` and returns the old length, and writing ``x[i, j]`` makes the
 length at least ``j + 1`` (Taichi's rules). ``ti.deactivate(x.parent(), i)`` empties a
-list and zeroes what it held, so every cell at or beyond the length reads 0.
+list and zeroes what it held, so every cell at or beyond the length reads 0 (and
+``to_numpy()`` gives zeros there; Taichi warns about that on every call, here it is
+simply the rule).
 
 Memory: every list is a fixed array of ``m`` cells in the tree's lazily committed
 region, and its ``i32`` length sits after the tree's cells (the plan's ``mask_offset``
