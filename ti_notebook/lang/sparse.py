@@ -223,4 +223,3 @@ def _deactivate_all_cells(node) -> None:
                 memory.zero(start, level.cell_size)
     for sparse in node.sparse_subtree():
         memory.zero(*sparse.level_plan.activity_span)
-
