@@ -28,7 +28,7 @@ import warnings
 
 from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
-from ti_notebook.frontend.context import MISSING, TraceContext
+from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.operands import as_vector, check_scalar
 from ti_notebook.frontend.pointers import (
     index_values,
@@ -93,7 +93,6 @@ def lvalue(ctx: TraceContext, node: ast.expr):
     if not isinstance(node, (ast.Subscript, ast.Attribute)):
         raise ctx.unsupported(node, f"assigning to '{ast.unparse(node)}'")
     nested = isinstance(node.value, (ast.Name, ast.Subscript))
-    nested = nested and not _python_sequence_item(ctx, node.value)
     inner = lvalue(ctx, node.value) if nested else None
     if isinstance(node, ast.Attribute):
         if not isinstance(inner, Slots):
@@ -126,16 +125,6 @@ def lvalue(ctx: TraceContext, node: ast.expr):
         )
         return Slots(pointers, base.element_shape)
     return subscript_pointer(ctx, base, indices, node)
-
-
-def _python_sequence_item(ctx: TraceContext, node: ast.expr) -> bool:
-    """``fields[k]`` with ``fields`` a Python list or tuple (``r[0][i, j] = ...`` on a
-    list of fields): an item chosen while compiling, a value rather than a place."""
-    if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
-        return False
-    local = ctx.find_local(node.value.id)
-    value = ctx.expr(node.value) if local is MISSING else local
-    return isinstance(value, (list, tuple))
 
 
 def _select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
