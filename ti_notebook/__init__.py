@@ -29,6 +29,7 @@ from types import SimpleNamespace as _Namespace
 from ti_notebook import errors
 from ti_notebook import lang as lang
 from ti_notebook import math as math
+from ti_notebook import tools as tools
 from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
 from ti_notebook.lang import matrix_types as _matrix_types
@@ -49,6 +50,7 @@ from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.func import Pyfunc, pyfunc
 from ti_notebook.lang.graph import graph
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
+from ti_notebook.lang.linalg import eig, polar_decompose, solve, svd, sym_eig
 from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
 from ti_notebook.lang.ndarray import NDArray, Ndarray, NdarrayType, Template, ndarray, template
 from ti_notebook.lang.ops import (
@@ -80,6 +82,7 @@ from ti_notebook.lang.ops import (
     max,
     min,
     ndrange,
+    one,
     pow,
     randn,
     random,
@@ -114,6 +117,14 @@ from ti_notebook.lang.snode import (
     k,
     l,
     root,
+)
+from ti_notebook.lang.snode_ops import (
+    append,
+    deactivate_all_snodes,
+    get_addr,
+    length,
+    no_activate,
+    rescale_index,
 )
 from ti_notebook.lang.types import (
     f16,
@@ -178,6 +189,12 @@ __all__ = [
     "math",
     "pyfunc",
     "Pyfunc",
+    "one",
+    "svd",
+    "polar_decompose",
+    "sym_eig",
+    "eig",
+    "solve",
     "Field",
     "FieldsBuilder",
     "SNode",
@@ -272,6 +289,7 @@ __all__ = [
     "tan",
     "tanh",
     "template",
+    "tools",
     "types",
     "u8",
     "u16",
@@ -283,6 +301,13 @@ __all__ = [
     "uint64",
     "vulkan",
     "x64",
+    # SNode builtins (lang/snode_ops.py)
+    "append",
+    "deactivate_all_snodes",
+    "get_addr",
+    "length",
+    "no_activate",
+    "rescale_index",
 ]
 
 # `%load_ext ti_notebook`; importing ti_notebook inside IPython registers the magics too.

@@ -23,7 +23,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import field_methods, matrix_types
+from ti_notebook.frontend import field_methods, matrix_types, snode_builtins
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import inline
@@ -47,6 +47,9 @@ def _hashable(value) -> bool:
 
 @HANDLERS.expression(ast.Call)
 def _call(ctx: TraceContext, node: ast.Call):
+    listed = snode_builtins.list_method(ctx, node)  # x[i].append(v) on a dynamic field
+    if listed is not snode_builtins.NOT_A_LIST_METHOD:
+        return listed
     func = ctx.expr(node.func)
     if isinstance(func, BoundMethod):
         keywords = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}
@@ -111,6 +114,8 @@ def _static(ctx: TraceContext, node: ast.Call):
 @HANDLERS.call(builtins.len)
 def _len(ctx: TraceContext, node: ast.Call):
     (value,) = call_args(ctx, node, 1)
-    if isinstance(value, (Vector, tuple, list)):
+    if isinstance(value, Vector):
+        return value.shape[0]  # a matrix's rows, as Taichi's len(m) == m.n
+    if isinstance(value, (tuple, list)):
         return len(value)
     raise ctx.error(TiTypeError, node, "len() needs a vector or tuple")

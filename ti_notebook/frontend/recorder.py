@@ -36,6 +36,7 @@ from ti_notebook.frontend.fingerprint import compiler_owned, fingerprint, librar
 
 KERNEL_SCOPE = "<kernel>"
 TEMPLATE_SCOPE = "<template>"
+LIBRARY_SCOPE = "ti_notebook."  # ti_notebook's own ti.funcs: lang/linalg_funcs.py, math/
 _MISSING = object()
 _DATA = (type(None), bool, int, float, str, complex, tuple, list, dict, np.generic, np.ndarray)
 _NAMESPACES = (pytypes.ModuleType, type, pytypes.SimpleNamespace)
@@ -69,9 +70,10 @@ class Reads:
         it holds one of ti_notebook's own values (``ti``, ``ti.atomic_add``): the
         compiler digest covers their code, but not which of them the name holds now
         (``op = ti.atomic_sub`` in a closure, say); their fingerprint is their name.
-        Names read inside ti_notebook's own ti.funcs (``ti.math.clamp``) are not: the
-        compiler digest covers their code, and a warm start could not find their scope."""
-        if scope.startswith("ti_notebook."):
+        Names read inside ti_notebook's own ti.funcs (``ti.svd``, ``ti.math.clamp``) are
+        not: the compiler digest covers their code, and a warm start could not find their
+        scope."""
+        if scope.startswith(LIBRARY_SCOPE):
             return
         self._record(scope, name, value)
 

@@ -79,6 +79,15 @@ class ElementType:
     def shape(self) -> tuple[int, ...]:
         return (self.n,) if self.ndim == 1 else (self.n, self.m)
 
+    def scalar_and_shape(self) -> tuple[types.DataType, tuple[int, ...]]:
+        """The element type and shape, as ndarrays of this type store them
+        (``lang/ndarray.py`` reads compound element types through this method).
+
+        >>> ElementType(3, 1, "f4", 1).scalar_and_shape()
+        (f32, (3,))
+        """
+        return self.dtype, self.shape
+
     @property
     def size(self) -> int:
         """How many scalars an element holds."""

@@ -37,7 +37,6 @@ import numpy as np
 from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
 from ti_notebook.lang import autodiff, ndarray, types
 from ti_notebook.lang import matrix_dtypes as dtypes
-from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.field import (
     Field,
     _assigned_name,
@@ -230,7 +229,7 @@ class Matrix(MatrixArithmetic, MatrixAlgebra):
     @staticmethod
     def ndarray(n: int, m: int, dtype, shape):
         """``ti.Matrix.ndarray(n, m, dtype, shape)``: an ndarray of n x m matrices."""
-        return ndarray.Ndarray(ElementType(n, m, dtype, 2), shape)
+        return ndarray.Ndarray(dtype, shape, element_shape=(n, m))
 
 
 class Vector(Matrix):
@@ -252,7 +251,7 @@ class Vector(Matrix):
     @staticmethod
     def ndarray(n: int, dtype, shape):
         """``ti.Vector.ndarray(n, dtype, shape)``: an ndarray of n-vectors."""
-        return ndarray.Ndarray(ElementType(n, 1, dtype, 1), shape)
+        return ndarray.Ndarray(dtype, shape, element_shape=(n,))
 
 
 def _filled(dt, n: int, m: int | None, value) -> Matrix:

@@ -18,6 +18,7 @@ import threading
 
 from ti_notebook.errors import TiSyntaxError
 from ti_notebook.lang import elementwise
+from ti_notebook.lang.snode_ops import activate, deactivate, is_active  # noqa: F401 - ti.* names
 
 
 def _kernel_only(name: str):
@@ -224,6 +225,11 @@ def zero(x):
     return x * 0
 
 
+def one(x):
+    """``ti.one(x)``: ones of ``x``'s type and shape."""
+    return x * 0 + 1
+
+
 atomic_add = _kernel_only("atomic_add")
 atomic_sub = _kernel_only("atomic_sub")
 atomic_min = _kernel_only("atomic_min")
@@ -232,7 +238,4 @@ atomic_and = _kernel_only("atomic_and")
 atomic_or = _kernel_only("atomic_or")
 atomic_xor = _kernel_only("atomic_xor")
 clock_counter = _kernel_only("clock_counter")
-is_active = _kernel_only("is_active")
-activate = _kernel_only("activate")
-deactivate = _kernel_only("deactivate")
 block_local = _kernel_only("block_local")
