@@ -8,6 +8,8 @@ own ``ti.pyfunc``\\ s) and types are cacheable.
 
 from __future__ import annotations
 
+import types
+
 import pytest
 
 import ti_notebook as ti
@@ -18,6 +20,7 @@ pytestmark = pytest.mark.cpu
 
 OFFSET = ti.Vector([1.0, 2.0])
 SIZE = tm.ivec2
+SCENE = types.SimpleNamespace(light=ti.Vector([0.0, 3.0, 4.0]))
 
 
 @pytest.fixture(autouse=True)
@@ -48,6 +51,24 @@ def test_a_changed_global_vector_compiles_again(monkeypatch):
     OFFSET[1] = 7.0  # the same object, written in place
     written = _shifted()
     assert (written(0.5), _status(written)) == (14.5, "miss")
+
+
+def _lit():
+    @ti.kernel
+    def lit() -> ti.f32:
+        return SCENE.light.norm()
+
+    return lit
+
+
+def test_a_changed_vector_attribute_compiles_again(monkeypatch):
+    first = _lit()
+    assert (first(), _status(first)) == (5.0, "miss")
+    again = _lit()
+    assert (again(), _status(again)) == (5.0, "hit")
+    monkeypatch.setattr(SCENE, "light", ti.Vector([0.0, 6.0, 8.0]))
+    changed = _lit()
+    assert (changed(), _status(changed)) == (10.0, "miss")
 
 
 def test_fingerprints_tell_values_and_types_apart():

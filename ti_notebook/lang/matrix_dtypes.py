@@ -48,11 +48,6 @@ def infer(items) -> type:
     )
 
 
-def of_array(array: np.ndarray):
-    """The spec of an operand given as a NumPy array or list: its kind (weak)."""
-    return infer(array)
-
-
 def resolve(spec, default_ip=None, default_fp=None) -> types.DataType:
     """A spec as a ti type: weak kinds by the defaults (``ti.init``'s unless given)."""
     if isinstance(spec, types.DataType):
