@@ -370,3 +370,45 @@ def test_determinant_and_inverse_in_a_kernel():
     out = np.zeros(2, np.float32)
     run(out)
     np.testing.assert_allclose(out, [10.0, np.linalg.inv([[4, 1], [2, 3]])[0, 1]])
+
+
+def test_kernel_misuse_points_at_the_users_call():
+    @ti.kernel
+    def cross4() -> ti.f32:
+        return tm.cross(tm.vec4(1.0), tm.vec4(2.0)).x
+
+    @ti.kernel
+    def inverse23() -> ti.f32:
+        m = ti.Matrix([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        return tm.inverse(m)[0, 0]
+
+    @ti.kernel
+    def short() -> ti.f32:
+        return tm.length(tm.vec3(1.0, 2.0))
+
+    for kernel, message, line in (
+        (
+            cross4,
+            "2- and 3-vectors, got 4-vectors",
+            "return tm.cross(tm.vec4(1.0), tm.vec4(2.0)).x",
+        ),
+        (inverse23, "needs a square matrix, got shape (2, 3)", "return tm.inverse(m)[0, 0]"),
+        (short, "takes 3 values (or one to fill it), got 2", "return tm.length(tm.vec3(1.0, 2.0))"),
+    ):
+        with pytest.raises(TiTypeError) as info:
+            kernel()
+        text = str(info.value)
+        assert message in text and line in text and __file__ in text, text
+        assert f"Kernel '{kernel.name}'" in text and "ti_notebook/math" not in text
+
+
+def test_math_in_a_func_with_vector_annotations():
+    @ti.func
+    def shade(normal: tm.vec3, light: tm.vec3) -> ti.f32:
+        return tm.clamp(tm.dot(tm.normalize(normal), light), 0.0, 1.0)
+
+    @ti.kernel
+    def run() -> ti.f32:
+        return shade(ti.Vector([0, 2, 0]), tm.vec3(0.0, 0.5, 0.0)) + shade(tm.vec3(1), tm.vec3(-1))
+
+    assert run() == 0.5

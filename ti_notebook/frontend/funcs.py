@@ -24,8 +24,9 @@ the call's value.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
-from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.matrix_types import convert
@@ -62,16 +63,32 @@ def call_func(ctx: TraceContext, func, args: list, kwargs: dict, node: ast.AST):
     bound.apply_defaults()
     b = ctx.builder
     saved_pos = b.pos
+    # An error inside one of ti_notebook's own funcs (ti.math.cross of 4-vectors) is
+    # the caller's mistake: it points at the call, not at the library's line.
+    call_pos = ctx.pos(node) if func.qualname.startswith("ti_notebook.") else None
     with ctx.function(source) as frame:
-        for name, value in bound.arguments.items():
-            _bind_parameter(ctx, name, value, params.get(name))
-        state.inline_depth += 1
         try:
-            ctx.run_block(source.function_def.body, new_scope=False)
-        finally:
-            state.inline_depth -= 1
-            b.pos = saved_pos
+            for name, value in bound.arguments.items():
+                _bind_parameter(ctx, name, value, params.get(name))
+            state.inline_depth += 1
+            try:
+                ctx.run_block(source.function_def.body, new_scope=False)
+            finally:
+                state.inline_depth -= 1
+                b.pos = saved_pos
+        except TiError as error:
+            if call_pos is None or not _in_library(error):
+                raise
+            raise type(error)(error.message, call_pos, error.hint) from None
     return None if frame.return_value is MISSING else frame.return_value
+
+
+_PACKAGE = str(Path(__file__).resolve().parents[1])
+
+
+def _in_library(error: TiError) -> bool:
+    filename = error.pos.filename if error.pos is not None else ""
+    return filename.startswith(_PACKAGE)
 
 
 def _bind_parameter(ctx: TraceContext, name: str, value, annotation) -> None:
