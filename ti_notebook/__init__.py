@@ -113,6 +113,7 @@ from ti_notebook.lang.snode import (
     l,
     root,
 )
+from ti_notebook.lang.static_checks import static_assert, static_print
 from ti_notebook.lang.types import (
     f16,
     f32,
@@ -263,6 +264,8 @@ __all__ = [
     "sin",
     "sqrt",
     "static",
+    "static_assert",
+    "static_print",
     "sync",
     "tan",
     "tanh",

@@ -32,6 +32,7 @@ from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import check_scalar, static_eval, unpack
+from ti_notebook.frontend.starred import expand_call
 from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops, types
@@ -65,6 +66,8 @@ def _for(ctx: TraceContext, node: ast.For) -> None:
                 raise ctx.error(TiTypeError, iterable, "ti.grouped takes one argument")
             iterable = iterable.args[0]
             func = ctx.expr(iterable.func) if isinstance(iterable, ast.Call) else None
+        if func is builtins.range or func is ops.ndrange:
+            iterable = expand_call(ctx, iterable)  # ti.ndrange(*shape)
         if func is builtins.range:
             bounds = _range_bounds(ctx, iterable)
             _range_for(ctx, node, [bounds], config, grouped, plain_range=True)

@@ -20,16 +20,21 @@ from ti_notebook.frontend import (
     assignments,
     atomic_ops,
     calls,
+    comprehensions,
     control_flow,
     expressions,
+    if_expressions,
     local_storage,
     loop_config_ops,
     loops,
     operators,
     printing,
+    python_builtins,
     random_ops,
     scalar_ops,
     sparse_ops,
+    starred,
+    static_checks,
     vector_methods,
     vectors,
 )
@@ -58,6 +63,12 @@ HANDLER_MODULES = (
     local_storage,
     random_ops,
     sparse_ops,
+    # issue 17: Python in kernels as Taichi accepts it
+    comprehensions,
+    if_expressions,
+    python_builtins,
+    starred,
+    static_checks,
 )
 DISPATCHER = Dispatcher(*(module.HANDLERS for module in HANDLER_MODULES))
 
