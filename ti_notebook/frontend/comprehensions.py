@@ -53,9 +53,7 @@ def _dict_comprehension(ctx: TraceContext, node: ast.DictComp) -> dict:
     def add() -> None:
         key = ctx.expr(node.key)
         if isinstance(key, (ir.Stmt, Vector)):
-            raise ctx.error(
-                TiTypeError, node.key, "a dict's keys must be known at compile time"
-            )
+            raise ctx.error(TiTypeError, node.key, "a dict's keys must be known at compile time")
         result[key] = ctx.expr(node.value)
 
     _generate(ctx, node, 0, add)
@@ -106,8 +104,7 @@ def _items(ctx: TraceContext, node: ast.expr, iterable: ast.expr) -> list:
         raise ctx.error(
             TiTypeError,
             iterable,
-            f"a {kind} cannot iterate over '{ast.unparse(iterable)}' "
-            f"({type(value).__name__})",
+            f"a {kind} cannot iterate over '{ast.unparse(iterable)}' ({type(value).__name__})",
             "iterate over range(n), a tuple, a list or a vector",
         ) from None
 
@@ -119,8 +116,7 @@ def _condition(ctx: TraceContext, node: ast.expr, test: ast.expr) -> bool:
             TiSyntaxError,
             test,
             f"the 'if' of a {_KINDS[type(node)]} must be known at compile time",
-            "filter on compile-time values, or compute both and choose with "
-            "ti.select(cond, a, b)",
+            "filter on compile-time values, or compute both and choose with ti.select(cond, a, b)",
         )
     return bool(value)
 

@@ -94,8 +94,7 @@ def _components(ctx: TraceContext, chosen, other, node: ast.IfExp):
         raise ctx.error(
             TiTypeError,
             node,
-            f"the two sides of 'a if cond else b' have shapes {chosen.shape} and "
-            f"{other.shape}",
+            f"the two sides of 'a if cond else b' have shapes {chosen.shape} and {other.shape}",
             "both sides must be vectors/matrices of one shape (or scalars)",
         )
     size = len(vectors[0])

@@ -1,11 +1,12 @@
 """``*args`` and ``**kwargs`` in kernels: unpacked while compiling.
 
 ``f(*t)`` passes the items of ``t`` one by one: a tuple or list known at compile time
-(``ti.ndrange(*shape)``), or a kernel vector (its components; a matrix's row by row). ``f(**kw)`` passes the
-entries of a dict known at compile time. The call is rewritten before any handler sees
-it: each unpacked item becomes a :class:`KnownValue` argument that evaluates to the
-item, so every call handler (``ti.*`` functions, ``ti.func`` inlining, Python helpers)
-works on plain positional and keyword arguments. Displays unpack too: ``(*a, 1)``.
+(``ti.ndrange(*shape)``), or a kernel vector (its components; a matrix's row by row).
+``f(**kw)`` passes the entries of a dict known at compile time. The call is rewritten
+before any handler sees it: each unpacked item becomes a :class:`KnownValue` argument
+that evaluates to the item, so every call handler (``ti.*`` functions, ``ti.func``
+inlining, Python helpers) works on plain positional and keyword arguments. Displays
+unpack too: ``(*a, 1)``.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -115,7 +116,7 @@ def _unpacked_items(ctx: TraceContext, node: ast.Starred) -> list[KnownValue]:
         items = list(value.items)  # a matrix's components row by row, as Taichi unpacks it
     elif isinstance(value, (tuple, list, range, str)):
         items = list(value)
-    elif isinstance(value, ir.Stmt) or isinstance(value, (bool, int, float)):
+    elif isinstance(value, (ir.Stmt, bool, int, float)):
         raise ctx.error(
             TiTypeError,
             node,
