@@ -37,6 +37,7 @@ from ti_notebook.lang.field import Field
 HANDLERS = Handlers()
 _KINDS = {ast.ListComp: "list comprehension", ast.GeneratorExp: "generator expression"}
 _KINDS[ast.DictComp] = "dict comprehension"
+_KEYS = "a dict's keys must be known at compile time"
 
 
 @HANDLERS.expression(ast.ListComp, ast.GeneratorExp)
@@ -53,7 +54,7 @@ def _dict_comprehension(ctx: TraceContext, node: ast.DictComp) -> dict:
     def add() -> None:
         key = ctx.expr(node.key)
         if isinstance(key, (ir.Stmt, Vector)):
-            raise ctx.error(TiTypeError, node.key, "a dict's keys must be known at compile time")
+            raise ctx.error(TiTypeError, node.key, _KEYS, "use strings or numbers as keys")
         result[key] = ctx.expr(node.value)
 
     _generate(ctx, node, 0, add)

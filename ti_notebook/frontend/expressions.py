@@ -76,12 +76,17 @@ def _dict(ctx: TraceContext, node: ast.Dict):
         if key_node is None:  # {**other}
             other = ctx.expr(value_node)
             if not isinstance(other, dict):
-                raise ctx.error(TiTypeError, value_node, "'**' in a dict needs a dict")
+                raise ctx.error(TiTypeError, value_node, "'**' in a dict needs a dict", "{**d}")
             result.update(other)
             continue
         key = ctx.expr(key_node)
         if isinstance(key, (ir.Stmt, Vector)):
-            raise ctx.error(TiTypeError, key_node, "a dict's keys must be known at compile time")
+            raise ctx.error(
+                TiTypeError,
+                key_node,
+                "a dict's keys must be known at compile time",
+                "use strings or numbers as keys",
+            )
         result[key] = ctx.expr(value_node)
     return result
 

@@ -60,7 +60,7 @@ def _pow(ctx: TraceContext, node: ast.Call):
 def _bool(ctx: TraceContext, node: ast.Call):
     args = call_args(ctx, node)
     if len(args) > 1:
-        raise ctx.error(TiTypeError, node, "bool() takes one argument")
+        raise ctx.error(TiTypeError, node, "bool() takes one argument", "bool(x)")
     if not args:
         return False
     (value,) = args
@@ -112,7 +112,9 @@ def _sequence_argument(ctx: TraceContext, node: ast.Call, name: str, extra=()) -
     allowed = 1 + len(extra)
     keywords_ok = all(kw.arg in extra for kw in node.keywords)
     if not node.args or len(node.args) > allowed or not keywords_ok:
-        raise ctx.error(TiTypeError, node, f"{name}() takes one vector, tuple or list")
+        raise ctx.error(
+            TiTypeError, node, f"{name}() takes one vector, tuple or list", f"{name}(v)"
+        )
     value = ctx.expr(node.args[0])
     if isinstance(value, Vector):
         return list(value.items)
@@ -155,7 +157,7 @@ def _static_sequence(python, what: str):
         try:
             return python(*args)
         except (TypeError, ValueError) as exc:
-            raise ctx.error(TiTypeError, node, f"{what}: {exc}") from None
+            raise ctx.error(TiTypeError, node, f"{what}: {exc}", "bounds are integers") from None
 
     return handler
 
@@ -174,7 +176,8 @@ def _itemwise(python):
         try:
             return list(python(*args, **kwargs))
         except TypeError as exc:
-            raise ctx.error(TiTypeError, node, f"{python.__name__}(): {exc}") from None
+            hint = "pass vectors, tuples or lists known at compile time"
+            raise ctx.error(TiTypeError, node, f"{python.__name__}(): {exc}", hint) from None
 
     return handler
 

@@ -38,7 +38,12 @@ HANDLERS = Handlers()
 @HANDLERS.call(static_checks.static_assert)
 def _static_assert(ctx: TraceContext, node: ast.Call) -> None:
     if not 1 <= len(node.args) <= 2 or any(kw.arg != "msg" for kw in node.keywords):
-        raise ctx.error(TiTypeError, node, "ti.static_assert takes (cond) or (cond, msg)")
+        raise ctx.error(
+            TiTypeError,
+            node,
+            "ti.static_assert takes (cond) or (cond, msg)",
+            'e.g. ti.static_assert(dim == 3, "a 3-D grid is needed")',
+        )
     cond = ctx.expr(node.args[0])
     if isinstance(cond, (ir.Stmt, Vector)):
         raise ctx.error(
@@ -68,7 +73,8 @@ def _static_print(ctx: TraceContext, node: ast.Call) -> None:
     try:
         print(*args, **kwargs)
     except TypeError as exc:
-        raise ctx.error(TiTypeError, node, f"ti.static_print: {exc}") from None
+        hint = "static_print takes print()'s arguments"
+        raise ctx.error(TiTypeError, node, f"ti.static_print: {exc}", hint) from None
 
 
 def _shown(value):
