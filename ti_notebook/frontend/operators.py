@@ -56,6 +56,21 @@ _COMPARE_OPS = {
     ast.Eq: "eq",
     ast.NotEq: "ne",
 }
+_SEQUENCES = (tuple, list, str)
+_PYTHON_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+}
 _COMPARE_PYTHON = {
     "lt": operator.lt,
     "le": operator.le,
@@ -81,7 +96,24 @@ def _binop(ctx: TraceContext, node: ast.BinOp):
     op = BINARY_OPS.get(type(node.op))
     if op is None:
         raise ctx.unsupported(node, f"the operator {type(node.op).__name__}")
-    return binary(ctx, op, ctx.expr(node.left), ctx.expr(node.right), node)
+    left, right = ctx.expr(node.left), ctx.expr(node.right)
+    sequences = [v for v in (left, right) if isinstance(v, _SEQUENCES)]
+    if sequences and all(isinstance(v, _SEQUENCES) or is_constant(v) for v in (left, right)):
+        return _python_binary(ctx, node, left, right)  # [n] * dim, shape + (3,), "a" + "b"
+    return binary(ctx, op, left, right, node)
+
+
+def _python_binary(ctx: TraceContext, node: ast.BinOp, left, right):
+    """An operator on a tuple, list or string known while compiling: Python's."""
+    try:
+        return _PYTHON_BINARY[type(node.op)](left, right)
+    except Exception as exc:  # a TypeError, mostly: the operand kinds in the message
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"cannot compute '{ast.unparse(node)}' while compiling: {exc}",
+            "kernel arithmetic works on numbers, vectors and fields' elements",
+        ) from None
 
 
 @HANDLERS.expression(ast.UnaryOp)
