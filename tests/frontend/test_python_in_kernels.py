@@ -128,7 +128,7 @@ def test_ndrange_of_an_unpacked_shape():
         for i, j in ti.ndrange(*shape):
             grid[i, j] = i * 10 + j
             n += 1
-        for I in ti.grouped(ti.ndrange(*[(1, 2)] * 2)):
+        for I in ti.grouped(ti.ndrange(*[(1, 2)] * 2)):  # noqa: E741
             n += I[0] * 100 + I[1] * 1000
         return n
 
@@ -260,7 +260,7 @@ def test_all_and_any_over_vector_comparisons():
 
     for a, b in [(0.5, 0.2), (1.2, 0.3), (-0.5, 0.7), (0.6, 0.9)]:
         p = np.array([a, b])
-        expected = (not np.all((-0.1 <= p) & (p <= 1.1))) * 100 + np.any(p > 0.5) * 10
+        expected = (not np.all((p >= -0.1) & (p <= 1.1))) * 100 + np.any(p > 0.5) * 10
         assert inside(a, b) == expected + (a > 0 and b > 0)
 
 
@@ -279,7 +279,7 @@ def test_sum_with_start_and_zip_enumerate_reversed_over_vectors():
     def run(a: ti.f32) -> ti.f32:
         v = ti.Vector([a, 2.0, 3.0])
         w = ti.Vector([10.0, 20.0, 30.0])
-        dot = sum([p * q for p, q in zip(v, w)], 0.5)
+        dot = sum([p * q for p, q in zip(v, w, strict=True)], 0.5)
         ranks = sum(k * c for k, c in enumerate(v))
         back = ti.Vector(list(reversed(v)))
         return dot + ranks * 1000 + back[0] * 100000
