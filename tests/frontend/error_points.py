@@ -11,7 +11,7 @@ import os
 import pytest
 
 
-def raises_at(cls, kernel, text: str, *args, under: str | None = None, match: str = ""):
+def raises_at(cls, kernel, text: str, *args, under: str | None = None, match: str | None = None):
     """Calls ``kernel(*args)``; returns the ``cls`` error it raised, checked."""
     with pytest.raises(cls, match=match) as info:
         kernel(*args)

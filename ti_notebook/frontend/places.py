@@ -92,7 +92,9 @@ def lvalue(ctx: TraceContext, node: ast.expr):
         return local if isinstance(local, ir.AllocaStmt) else None
     if not isinstance(node, (ast.Subscript, ast.Attribute)):
         raise ctx.unsupported(node, f"assigning to '{ast.unparse(node)}'")
-    nested = isinstance(node.value, (ast.Name, ast.Subscript))
+    nested = isinstance(node.value, ast.Name) or (
+        isinstance(node.value, ast.Subscript) and not _item_of_python_sequence(ctx, node.value)
+    )
     inner = lvalue(ctx, node.value) if nested else None
     if isinstance(node, ast.Attribute):
         if not isinstance(inner, Slots):
@@ -125,6 +127,18 @@ def lvalue(ctx: TraceContext, node: ast.expr):
         )
         return Slots(pointers, base.element_shape)
     return subscript_pointer(ctx, base, indices, node)
+
+
+def _item_of_python_sequence(ctx: TraceContext, node: ast.Subscript) -> bool:
+    """``fields[k]`` of a Python list or tuple: a compile-time item, not a place (so
+    ``fields[k][i] = v`` writes into the field the item is)."""
+    base = node.value
+    if isinstance(base, ast.Name):
+        if isinstance(ctx.find_local(base.id), VectorVariable):
+            return False
+    elif not isinstance(base, ast.Attribute):  # self.levels[k][i] = v too
+        return False
+    return isinstance(ctx.expr(base), (tuple, list))
 
 
 def _select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
