@@ -287,6 +287,30 @@ def test_sum_with_start_and_zip_enumerate_reversed_over_vectors():
     assert run(1.0) == pytest.approx(140.5 + 8.0 * 1000 + 3.0 * 100000)
 
 
+def test_range_steps_unroll_at_compile_time():
+    @ti.kernel
+    def down() -> ti.i32:
+        s = 0
+        for k in ti.static(range(6, 0, -2)):
+            s = s * 10 + k
+        return s + sum([k for k in range(10, 0, -3)]) * 1000
+
+    assert down() == 642 + (10 + 7 + 4 + 1) * 1000
+
+
+def test_python_functions_on_compile_time_values():
+    scale = 2.5
+
+    @ti.kernel
+    def run() -> ti.f32:
+        r = 0.0
+        if ti.static(isinstance(scale, float)):
+            r = scale
+        return r + ti.static(type(scale) is float) * 10
+
+    assert run() == 12.5
+
+
 # -- misuse ------------------------------------------------------------------------------
 def test_comprehension_over_a_runtime_range_names_the_bound():
     @ti.kernel
@@ -375,3 +399,15 @@ def test_all_of_a_scalar_and_pow_with_a_runtime_modulus():
 
     raises_at(TiTypeError, all_scalar, "all(a > 0)", 1.0, under="a > 0", match="single")
     raises_at(TiTypeError, pow_mod, "pow(a, 2, a)", 2, match="2 arguments")
+
+
+def test_a_stepped_range_loop_is_refused_with_the_rewrite():
+    @ti.kernel
+    def stepped(n: ti.i32) -> ti.i32:
+        s = 0
+        for k in range(0, n, 2):
+            s += k
+        return s
+
+    err = raises_at(TiSyntaxError, stepped, "range(0, n, 2)", 5, under="range(0, n, 2)")
+    assert "start + k * step" in str(err)

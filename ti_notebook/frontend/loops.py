@@ -106,7 +106,13 @@ def _for(ctx: TraceContext, node: ast.For) -> None:
 def _range_bounds(ctx: TraceContext, call: ast.Call) -> tuple:
     args = [ctx.expr(a) for a in call.args]
     if call.keywords or not 1 <= len(args) <= 2:
-        raise ctx.error(TiSyntaxError, call, "range() in a kernel takes (stop) or (start, stop)")
+        raise ctx.error(
+            TiSyntaxError,
+            call,
+            "range() in a kernel takes (stop) or (start, stop)",
+            "for a step, loop over k in range(count) and use start + k * step (as Taichi "
+            "requires), or unroll ti.static(range(start, stop, step)) with known bounds",
+        )
     start, stop = (0, args[0]) if len(args) == 1 else args
     return _as_index(ctx, start, call), _as_index(ctx, stop, call)
 
