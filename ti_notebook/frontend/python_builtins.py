@@ -30,7 +30,8 @@ from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import binary, call_args, check_scalar, map_vector
-from ti_notebook.frontend.values import Vector
+from ti_notebook.frontend.values import BoundMethod, Vector
+from ti_notebook.frontend.vector_methods import call_method
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops
 
@@ -73,6 +74,8 @@ def _bool(ctx: TraceContext, node: ast.Call):
 def _reduce_truth(op: str, python):
     def handler(ctx: TraceContext, node: ast.Call):
         items = _sequence_argument(ctx, node, python.__name__)
+        if isinstance(items, Vector):  # all(v > 0) is v.all() (frontend/vector_methods.py)
+            return call_method(ctx, BoundMethod(items, python.__name__), [], node)
         if not any(_is_kernel_value(v) for v in items):
             return python(items)
         b = ctx.builder
@@ -92,7 +95,7 @@ HANDLERS.call(builtins.any)(_reduce_truth("logical_or", builtins.any))
 
 @HANDLERS.call(builtins.sum)
 def _sum(ctx: TraceContext, node: ast.Call):
-    items = _sequence_argument(ctx, node, "sum", extra=("start",))
+    items = list(_sequence_argument(ctx, node, "sum", extra=("start",)))
     start = 0
     if len(node.args) > 1:
         start = ctx.expr(node.args[1])
@@ -106,9 +109,8 @@ def _sum(ctx: TraceContext, node: ast.Call):
     return result
 
 
-def _sequence_argument(ctx: TraceContext, node: ast.Call, name: str, extra=()) -> list:
-    """The items of the one iterable a reduction takes: a vector's components, or a
-    tuple's or list's items."""
+def _sequence_argument(ctx: TraceContext, node: ast.Call, name: str, extra=()) -> list | Vector:
+    """The one iterable a reduction takes: a kernel vector, or a tuple's or list's items."""
     allowed = 1 + len(extra)
     keywords_ok = all(kw.arg in extra for kw in node.keywords)
     if not node.args or len(node.args) > allowed or not keywords_ok:
@@ -117,7 +119,7 @@ def _sequence_argument(ctx: TraceContext, node: ast.Call, name: str, extra=()) -
         )
     value = ctx.expr(node.args[0])
     if isinstance(value, Vector):
-        return list(value.items)
+        return value
     if isinstance(value, ir.Stmt) or is_constant(value):
         raise ctx.error(
             TiTypeError,
