@@ -1,9 +1,12 @@
-"""``a if cond else b`` runs only the chosen side (Python's and Taichi's semantics): a
-guard protects the read it guards, a ti.func's effects happen only when chosen; sides
-that cannot fault become a branch-free select.
+"""``a if cond else b`` runs only the chosen side, as Python does: a guard protects the
+read it guards, a ti.func's effects happen only when chosen; sides that cannot fault
+become a branch-free select.
 
 Taichi's simulation/game_of_life.py relies on the guard: ``alive[i, j] if 0 <= i < n
-and 0 <= j < n else 0`` with ``i = -1`` at the border.
+and 0 <= j < n else 0`` with ``i = -1`` at the border; Taichi 1.7 (debug=True) gives
+the same values for ``get`` below. Taichi 1.7 differs on effects: it inlines a ti.func
+on either side before choosing, so ``test_only_the_chosen_side_has_effects`` gives
+hits [3, 3] there (checked); here, as in Python, [2, 1].
 """
 
 import numpy as np

@@ -5,7 +5,9 @@ traced. Otherwise both sides are traced into the two blocks of an ``if``; when n
 side can fault or has an effect (arithmetic on values already computed), the blocks
 are spliced back and the result is a branch-free select, else the ``if`` stays and
 each side stores into a local. So a guard protects what it guards:
-``x[i] if 0 <= i < n else 0`` never reads ``x[-1]`` (Taichi's game of life relies on it).
+``x[i] if 0 <= i < n else 0`` never reads ``x[-1]`` (Taichi's game of life relies on
+it), and a ``ti.func`` called on one side runs only when that side is chosen (Python's
+rule; Taichi 1.7 inlines, and so runs, the funcs of both sides).
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
