@@ -116,6 +116,14 @@ from ti_notebook.lang.snode import (
     l,
     root,
 )
+from ti_notebook.lang.snode_ops import (
+    append,
+    deactivate_all_snodes,
+    get_addr,
+    length,
+    no_activate,
+    rescale_index,
+)
 from ti_notebook.lang.static_checks import static_assert, static_print
 from ti_notebook.lang.types import (
     f16,
@@ -291,6 +299,13 @@ __all__ = [
     "uint64",
     "vulkan",
     "x64",
+    # SNode builtins (lang/snode_ops.py)
+    "append",
+    "deactivate_all_snodes",
+    "get_addr",
+    "length",
+    "no_activate",
+    "rescale_index",
 ]
 
 # `%load_ext ti_notebook`; importing ti_notebook inside IPython registers the magics too.

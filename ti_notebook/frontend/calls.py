@@ -24,7 +24,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import field_methods
+from ti_notebook.frontend import field_methods, snode_builtins
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import inline
@@ -49,6 +49,9 @@ def _hashable(value) -> bool:
 
 @HANDLERS.expression(ast.Call)
 def _call(ctx: TraceContext, node: ast.Call):
+    listed = snode_builtins.list_method(ctx, node)  # x[i].append(v) on a dynamic field
+    if listed is not snode_builtins.NOT_A_LIST_METHOD:
+        return listed
     func = ctx.expr(node.func)
     node = expand_call(ctx, node)  # f(*t, **kw): plain arguments for every handler
     if isinstance(func, BoundMethod):

@@ -35,6 +35,7 @@ from ti_notebook.frontend import (
     python_builtins,
     random_ops,
     scalar_ops,
+    snode_builtins,
     sparse_ops,
     starred,
     static_checks,
@@ -71,6 +72,7 @@ HANDLER_MODULES = (
     local_storage,
     random_ops,
     sparse_ops,
+    snode_builtins,
     # issue 17: Python in kernels as Taichi accepts it
     comprehensions,
     if_expressions,
