@@ -126,6 +126,7 @@ from ti_notebook.lang.snode_ops import (
     no_activate,
     rescale_index,
 )
+from ti_notebook.lang.static_checks import static_assert, static_print
 from ti_notebook.lang.types import (
     f16,
     f32,
@@ -285,6 +286,8 @@ __all__ = [
     "sin",
     "sqrt",
     "static",
+    "static_assert",
+    "static_print",
     "sync",
     "tan",
     "tanh",

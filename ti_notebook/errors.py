@@ -122,6 +122,10 @@ class TiZeroDivisionError(TiError, ZeroDivisionError):
     """An integer division or modulo by a constant zero, found while compiling."""
 
 
+class TiAssertionError(TiError, AssertionError):
+    """A ``ti.static_assert`` that failed while compiling: the message is the user's."""
+
+
 class TiOverflowError(TiError, OverflowError):
     """A value outside the range of the type it is given to (an argument, an element)."""
 

@@ -9,6 +9,7 @@ import pytest
 from ti_notebook import frontend
 from ti_notebook.frontend import tracer
 from ti_notebook.frontend.dispatch import Dispatcher, Handlers
+from ti_notebook.frontend.starred import KnownValue
 
 pytestmark = pytest.mark.unit
 
@@ -40,6 +41,13 @@ EXPRESSIONS = {
     ast.Compare,
     ast.IfExp,
     ast.Call,
+    # issue 17: comprehensions, unpacking, dict displays
+    ast.ListComp,
+    ast.GeneratorExp,
+    ast.DictComp,
+    ast.Dict,
+    ast.Starred,
+    KnownValue,
 }
 METHODS = {
     "dot",

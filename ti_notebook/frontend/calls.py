@@ -4,7 +4,8 @@ A call is, in this order: a method of a kernel vector (``v.dot(w)``); a method o
 field, SNode or ndarray (``x.fill(v)``, ``frontend/field_methods.py``); a function some
 handler module registered (``ti.sqrt``, ``print``, ``ti.Vector``...); a ``ti.func``
 (inlined, ``frontend/funcs.py``); a type (``ti.f32(x)`` casts); else a plain Python
-function, which runs while compiling when every argument is known then.
+function, which runs while compiling when every argument is known then. ``*args`` and
+``**kwargs`` are unpacked first (``frontend/starred.py``).
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -28,6 +29,7 @@ from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import inline
 from ti_notebook.frontend.operands import call_args, map_vector, static_eval
+from ti_notebook.frontend.starred import expand_call
 from ti_notebook.frontend.values import BoundMethod, Vector
 from ti_notebook.frontend.vector_methods import call_method
 from ti_notebook.ir import nodes as ir
@@ -51,6 +53,7 @@ def _call(ctx: TraceContext, node: ast.Call):
     if listed is not snode_builtins.NOT_A_LIST_METHOD:
         return listed
     func = ctx.expr(node.func)
+    node = expand_call(ctx, node)  # f(*t, **kw): plain arguments for every handler
     if isinstance(func, BoundMethod):
         keywords = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}
         return call_method(ctx, func, [ctx.expr(a) for a in node.args], node, keywords)
@@ -116,6 +119,12 @@ def _len(ctx: TraceContext, node: ast.Call):
     (value,) = call_args(ctx, node, 1)
     if isinstance(value, Vector):
         return value.shape[0]  # a matrix's rows, as Taichi's len(m) == m.n
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, (tuple, list, dict, str, range)):
         return len(value)
-    raise ctx.error(TiTypeError, node, "len() needs a vector or tuple")
+    what = "a single number" if isinstance(value, ir.Stmt) else f"a {type(value).__name__}"
+    hint = "len() counts a vector's components or a tuple's items"
+    if hasattr(value, "shape"):
+        what, hint = "a field or array", f"use {ast.unparse(node.args[0])}.shape[0]"
+    raise ctx.error(
+        TiTypeError, node, f"len() of '{ast.unparse(node.args[0])}': it is {what}", hint
+    )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from ti_notebook.errors import TiError, TiIndexError, TiSyntaxError
+from ti_notebook.errors import TiError, TiIndexError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.matrix_constructors import kernel_constructor
@@ -38,6 +38,7 @@ from ti_notebook.frontend.pointers import (
     ndarray_element_slots,
     subscript_pointer,
 )
+from ti_notebook.frontend.starred import display_items
 from ti_notebook.frontend.values import NdarrayArg, Vector
 from ti_notebook.frontend.vectors import vector_attribute, vector_element
 from ti_notebook.ir import nodes as ir
@@ -60,12 +61,35 @@ def _name(ctx: TraceContext, node: ast.Name):
 
 @HANDLERS.expression(ast.Tuple)
 def _tuple(ctx: TraceContext, node: ast.Tuple):
-    return tuple(ctx.expr(e) for e in node.elts)
+    return tuple(display_items(ctx, node.elts))
 
 
 @HANDLERS.expression(ast.List)
 def _list(ctx: TraceContext, node: ast.List):
-    return [ctx.expr(e) for e in node.elts]
+    return display_items(ctx, node.elts)
+
+
+@HANDLERS.expression(ast.Dict)
+def _dict(ctx: TraceContext, node: ast.Dict):
+    """A dict display (for ``f(**{...})``): keys known at compile time."""
+    result = {}
+    for key_node, value_node in zip(node.keys, node.values, strict=True):
+        if key_node is None:  # {**other}
+            other = ctx.expr(value_node)
+            if not isinstance(other, dict):
+                raise ctx.error(TiTypeError, value_node, "'**' in a dict needs a dict", "{**d}")
+            result.update(other)
+            continue
+        key = ctx.expr(key_node)
+        if isinstance(key, (ir.Stmt, Vector)):
+            raise ctx.error(
+                TiTypeError,
+                key_node,
+                "a dict's keys must be known at compile time",
+                "use strings or numbers as keys",
+            )
+        result[key] = ctx.expr(value_node)
+    return result
 
 
 @HANDLERS.expression(ast.Attribute)

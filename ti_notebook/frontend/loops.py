@@ -32,6 +32,7 @@ from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import check_scalar, static_eval, unpack
+from ti_notebook.frontend.starred import expand_call
 from ti_notebook.frontend.values import LoopIndex, NdarrayArg, Vector
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops, types
@@ -65,6 +66,8 @@ def _for(ctx: TraceContext, node: ast.For) -> None:
                 raise ctx.error(TiTypeError, iterable, "ti.grouped takes one argument")
             iterable = iterable.args[0]
             func = ctx.expr(iterable.func) if isinstance(iterable, ast.Call) else None
+        if func is builtins.range or func is ops.ndrange:
+            iterable = expand_call(ctx, iterable)  # ti.ndrange(*shape)
         if func is builtins.range:
             bounds = _range_bounds(ctx, iterable)
             _range_for(ctx, node, [bounds], config, grouped, plain_range=True)
@@ -103,7 +106,13 @@ def _for(ctx: TraceContext, node: ast.For) -> None:
 def _range_bounds(ctx: TraceContext, call: ast.Call) -> tuple:
     args = [ctx.expr(a) for a in call.args]
     if call.keywords or not 1 <= len(args) <= 2:
-        raise ctx.error(TiSyntaxError, call, "range() in a kernel takes (stop) or (start, stop)")
+        raise ctx.error(
+            TiSyntaxError,
+            call,
+            "range() in a kernel takes (stop) or (start, stop)",
+            "for a step, loop over k in range(count) and use start + k * step (as Taichi "
+            "requires), or unroll ti.static(range(start, stop, step)) with known bounds",
+        )
     start, stop = (0, args[0]) if len(args) == 1 else args
     return _as_index(ctx, start, call), _as_index(ctx, stop, call)
 

@@ -136,7 +136,10 @@ def _item_of_python_sequence(ctx: TraceContext, node: ast.Subscript) -> bool:
     """``fields[k]`` of a Python list or tuple: a compile-time item, not a place (so
     ``fields[k][i] = v`` writes into the field the item is)."""
     base = node.value
-    if not isinstance(base, ast.Name) or isinstance(ctx.find_local(base.id), VectorVariable):
+    if isinstance(base, ast.Name):
+        if isinstance(ctx.find_local(base.id), VectorVariable):
+            return False
+    elif not isinstance(base, ast.Attribute):  # self.levels[k][i] = v too
         return False
     return isinstance(ctx.expr(base), (tuple, list))
 

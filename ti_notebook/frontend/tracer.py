@@ -21,9 +21,11 @@ from ti_notebook.frontend import (
     atomic_ops,
     bit_ops,
     calls,
+    comprehensions,
     control_flow,
     decompositions,
     expressions,
+    if_expressions,
     local_storage,
     loop_config_ops,
     loops,
@@ -31,10 +33,13 @@ from ti_notebook.frontend import (
     matrix_constructors,
     operators,
     printing,
+    python_builtins,
     random_ops,
     scalar_ops,
     snode_builtins,
     sparse_ops,
+    starred,
+    static_checks,
     vector_fill,
     vector_methods,
     vectors,
@@ -70,6 +75,12 @@ HANDLER_MODULES = (
     sparse_ops,
     bit_ops,
     snode_builtins,
+    # issue 17: Python in kernels as Taichi accepts it
+    comprehensions,
+    if_expressions,
+    python_builtins,
+    starred,
+    static_checks,
 )
 DISPATCHER = Dispatcher(*(module.HANDLERS for module in HANDLER_MODULES))
 

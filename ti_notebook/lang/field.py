@@ -14,8 +14,6 @@ codegen, ``to_numpy`` and the layout widget all read the same plan.
 
 from __future__ import annotations
 
-import linecache
-import re
 import sys
 import weakref
 
@@ -32,6 +30,7 @@ from ti_notebook.errors import (
 from ti_notebook.lang import autodiff, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
+from ti_notebook.lang.assigned_names import assigned_name
 from ti_notebook.lang.validate import extents
 from ti_notebook.plan.layout import FieldLayout
 from ti_notebook.runtime.memory import before_host_access
@@ -342,14 +341,9 @@ def _as_tuple(value) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
-
-
 def _assigned_name(frame) -> str:
     """``x`` in ``x = ti.field(...)``: the name errors and pictures use for the field."""
-    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
-    match = _ASSIGNMENT.match(line)
-    return match.group(1) if match else ""
+    return assigned_name(frame)
 
 
 def place_with_shape(f, shape: tuple[int, ...]) -> None:
