@@ -206,3 +206,21 @@ def test_annotation_errors():
 
     with pytest.raises(TiTypeError, match="'p' is annotated vector.*shape a scalar"):
         scalar_local()
+
+
+def test_a_static_loop_over_a_list_of_vectors():
+    # mass_spring_3d_ggui.py's pattern: spring_offsets.append(ti.Vector([i, j]))
+    offsets = [ti.Vector([i, j]) for i in (-1, 0, 1) for j in (-1, 0, 1) if (i, j) != (0, 0)]
+    x = ti.field(ti.i32, shape=(4, 4))
+
+    @ti.kernel
+    def neighbours() -> ti.i32:
+        total = 0
+        for cell in ti.grouped(x):
+            for offset in ti.static(offsets):
+                other = cell + offset
+                if 0 <= other[0] < 4 and 0 <= other[1] < 4:
+                    total += 1
+        return total
+
+    assert neighbours() == 4 * 3 + 8 * 5 + 4 * 8  # corners, edges, inside
