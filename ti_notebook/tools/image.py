@@ -270,7 +270,9 @@ def imshow(img: Any, title: str = "imshow") -> None:
     window, so elsewhere it warns once and points to :func:`imwrite`.
 
         >>> import numpy as np, warnings
-        >>> with warnings.catch_warnings(record=True):
+        >>> from unittest import mock
+        >>> no_shell = mock.patch(f"{__name__}._ipython_shell", return_value=None)
+        >>> with warnings.catch_warnings(record=True), no_shell:  # as in a plain script
         ...     imshow(np.zeros((4, 4), np.uint8), "outside IPython: a warning, no window")
     """
     rows = to_image_bytes(img, "ti.tools.imshow")
