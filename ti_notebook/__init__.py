@@ -44,6 +44,7 @@ from ti_notebook.lang.config import (
     vulkan,
     x64,
 )
+from ti_notebook.lang.data_oriented import data_oriented
 from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.graph import graph
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
@@ -217,6 +218,7 @@ __all__ = [
     "cpu",
     "cuda",
     "current_arch",
+    "data_oriented",
     "deactivate",
     "errors",
     "exp",

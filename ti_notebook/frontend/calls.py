@@ -32,6 +32,7 @@ from ti_notebook.frontend.values import BoundMethod, Vector
 from ti_notebook.frontend.vector_methods import call_method
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops, types
+from ti_notebook.lang.data_oriented import BoundKernel
 from ti_notebook.lang.func import Func, KernelBase
 
 HANDLERS = Handlers()
@@ -60,7 +61,7 @@ def _call(ctx: TraceContext, node: ast.Call):
         return handler(ctx, node)
     if isinstance(func, Func):
         return inline(ctx, func, node)
-    if isinstance(func, KernelBase):
+    if isinstance(func, (KernelBase, BoundKernel)):
         raise ctx.error(
             TiSyntaxError,
             node,

@@ -6,8 +6,9 @@ attribute path (``frontend/recorder.py``) print as follows:
 
 - numbers, strings, enum members, tuples, lists, dicts and small arrays: their value;
 - fields and SNodes: their memory plan; ``ti.func``\\ s: their source and defaults;
-- namespaces (modules, classes, ``types.SimpleNamespace``): their name only, because
-  the recorder follows every attribute read from them as a path of its own;
+- namespaces (modules, classes, ``types.SimpleNamespace``, ``@ti.data_oriented``
+  instances): their name only, because the recorder follows every attribute read from
+  them as a path of its own;
 - plain Python functions, which run while compiling (``range(helper(4))``): everything
   that decides what they return - their code (nested code objects and the names they
   use included), closure cells, defaults, and the globals their code names (recursively
@@ -46,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from ti_notebook.ir.types import DataType
+from ti_notebook.lang.data_oriented import is_data_oriented
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.func import Func, KernelBase
 from ti_notebook.lang.matrix import MatrixField
@@ -142,6 +144,8 @@ class _Printer:
         from_compiler = _compiler_value(value, names)
         if from_compiler is not None:
             return from_compiler or None
+        if is_data_oriented(value):  # its attributes are paths of their own, or named
+            return self.namespace(value, names)
         if compiler_owned(value):
             return f"ti:{value.__name__ if inspect.ismodule(value) else _named(value)}"
         if id(value) in self.active:
@@ -211,6 +215,8 @@ class _Printer:
             if version is not None:
                 return f"lib:{_named(value)}@{version}"
             head = f"class:{_named(value)}"
+        elif is_data_oriented(value):
+            head = f"data_oriented:{_named(type(value))}"
         else:
             head = "namespace"
         if names is None:

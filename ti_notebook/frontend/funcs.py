@@ -31,6 +31,7 @@ from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.places import declare, read
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
+from ti_notebook.lang.func import BoundFunc
 
 _MAX_INLINE_DEPTH = 48
 
@@ -46,6 +47,8 @@ def inline(ctx: TraceContext, func, node: ast.Call):
     state.reached_funcs[func.qualname] = source.digest()
     params = func.parameters()
     args = [ctx.expr(a) for a in node.args]
+    if isinstance(func, BoundFunc):  # obj.method(...): obj is the first argument
+        args.insert(0, func.owner)
     kwargs = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}
     try:
         bound = func.signature.bind(*args, **kwargs)

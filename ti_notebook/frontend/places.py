@@ -24,9 +24,10 @@ place's type; a float stored into an integer local warns, as Taichi does.
 from __future__ import annotations
 
 import ast
+import contextlib
 import warnings
 
-from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiError, TiPrecisionWarning, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.operands import as_vector, check_scalar
@@ -96,14 +97,7 @@ def lvalue(ctx: TraceContext, node: ast.expr):
     inner = lvalue(ctx, node.value) if nested else None
     if isinstance(node, ast.Attribute):
         if not isinstance(inner, Slots):
-            raise ctx.error(
-                TiSyntaxError,
-                node,
-                f"cannot assign to '{ast.unparse(node)}': '{ast.unparse(node.value)}' is "
-                "not a vector",
-                "only the .x/.y/.z/.w components of a local vector or of a vector "
-                "field's element can be assigned",
-            )
+            raise _attribute_target_error(ctx, node)
         return _component_slot(ctx, inner, node)
     if isinstance(inner, Slots):  # d[1], v[i][k], m[i][r, c], M[r]
         return _select_slots(ctx, inner, node)
@@ -125,6 +119,31 @@ def lvalue(ctx: TraceContext, node: ast.expr):
         )
         return Slots(pointers, base.element_shape)
     return subscript_pointer(ctx, base, indices, node)
+
+
+def _attribute_target_error(ctx: TraceContext, node: ast.Attribute) -> TiError:
+    """``obj.attr = ...`` where ``obj`` is not a vector: a Python object's attribute
+    (``self.n`` of a data-oriented class) says that kernels only read those."""
+    target, base = ast.unparse(node), ast.unparse(node.value)
+    value = None
+    if isinstance(node.value, ast.Name | ast.Attribute):
+        with contextlib.suppress(TiError):
+            value = ctx.expr(node.value)
+    if value is not None and not isinstance(value, ir.Stmt | Vector):
+        return ctx.error(
+            TiSyntaxError,
+            node,
+            f"cannot assign to '{target}': it is a Python attribute, read while compiling",
+            "a kernel cannot change Python values: keep the value in a field "
+            "(ti.field(...)), or assign it in Python before calling the kernel",
+        )
+    return ctx.error(
+        TiSyntaxError,
+        node,
+        f"cannot assign to '{target}': '{base}' is not a vector",
+        "only the .x/.y/.z/.w components of a local vector or of a vector "
+        "field's element can be assigned",
+    )
 
 
 def _select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):

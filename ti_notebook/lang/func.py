@@ -77,6 +77,13 @@ class Func(_Decorated):
                 found[p.name] = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
         return found
 
+    def __get__(self, instance, owner=None):
+        """``obj.method`` of a ti.func defined in a class: bound to ``obj``, which a
+        kernel passes as its first argument (``@staticmethod`` ones are not bound)."""
+        if instance is None:
+            return self
+        return BoundFunc(self, instance)
+
     def __call__(self, *args, **kwargs):
         raise TiSyntaxError(
             f"ti.func '{self.name}' can only be called from a kernel or another ti.func",
@@ -85,6 +92,31 @@ class Func(_Decorated):
 
     def __repr__(self) -> str:
         return f"<ti.func {self.name}>"
+
+
+class BoundFunc(Func):
+    """A ti.func read as ``obj.method`` (a data-oriented object's method, or a struct's
+    ``@ti.func`` method): inlined with ``owner`` as its first argument.
+
+        >>> class Shape:
+        ...     @func
+        ...     def area(self):
+        ...         return 1
+        >>> bound = Shape().area
+        >>> isinstance(bound, BoundFunc), type(bound.owner).__name__, bound.name
+        (True, 'Shape', 'area')
+    """
+
+    def __init__(self, func: Func, owner) -> None:  # noqa: D107 - shares func's state
+        self.__dict__.update(func.__dict__)
+        self.unbound = func
+        self.owner = owner
+
+    def source(self) -> FunctionSource:
+        return self.unbound.source()
+
+    def __repr__(self) -> str:
+        return f"<bound ti.func {self.name}>"
 
 
 def func(fn) -> Func:

@@ -40,6 +40,7 @@ from ti_notebook.errors import (
 )
 from ti_notebook.lang import autodiff, template_keys, types
 from ti_notebook.lang import config as _config
+from ti_notebook.lang.data_oriented import BoundKernel, check_bindable, defined_in_class
 from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
 from ti_notebook.lang.ndarray import NdarrayType, Template
 from ti_notebook.lang.specialisation_label import label
@@ -52,10 +53,12 @@ _kernels: weakref.WeakSet = weakref.WeakSet()
 _COMPILE_LOCK = threading.RLock()
 
 
-def _param_of(func, p: inspect.Parameter, cfg) -> Param:
+def _param_of(func, p: inspect.Parameter, cfg, is_self: bool = False) -> Param:
     ann = resolve_annotation(func, p.annotation)
     if ann is Template or isinstance(ann, Template):
         return Param(p.name, "template")
+    if is_self and ann is inspect.Parameter.empty:
+        return Param(p.name, "template")  # a data-oriented method's instance
     if ann is NdarrayType or isinstance(ann, NdarrayType):
         spec = ann if isinstance(ann, NdarrayType) else NdarrayType()
         es = spec.element_shape
@@ -99,6 +102,14 @@ class Kernel(KernelBase):
         self._offline_cache: bool | None = None
         self._on_death = functools.partial(_forget_dead, weakref.ref(self))
         _kernels.add(self)
+
+    def __get__(self, instance, owner=None):
+        """``obj.kernel`` of a kernel defined in a ``@ti.data_oriented`` class: bound to
+        ``obj`` (``lang/data_oriented.py``)."""
+        if instance is None or not defined_in_class(self.func):
+            return self
+        check_bindable(self.name, instance)
+        return BoundKernel(self, instance)
 
     @property
     def grad(self):
@@ -193,8 +204,10 @@ class Kernel(KernelBase):
     def params(self) -> list[Param]:
         cfg = _config.current()
         if self._params is None or self._generation != _config.generation():
+            method = defined_in_class(self.func)
             self._params = [
-                _param_of(self.func, p, cfg) for p in self.signature.parameters.values()
+                _param_of(self.func, p, cfg, is_self=method and k == 0)
+                for k, p in enumerate(self.signature.parameters.values())
             ]
             self._compiled.clear()
             self._fast = None
