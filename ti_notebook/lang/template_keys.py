@@ -6,10 +6,11 @@ A kernel keeps one compiled specialisation per key (``Kernel._compiled``):
   and value (``0.0`` and ``-0.0`` apart: they compile to different constants);
 - tuples and lists: their items' keys, in order (a tuple of fields, a list of weights);
 - fields, SNodes, functions, funcs, modules, classes, ``@ti.data_oriented`` instances
-  and other objects compared by identity: the object itself, through a weak reference. A bare ``id()`` would be
-  wrong: once the object dies, a new one can get its id and run the dead one's code on
-  memory that is no longer its own. The weak reference's key never equals anything once
-  its object is dead, and the kernel drops the specialisation then (no leak);
+  and other objects compared by identity: the object itself, through a weak
+  reference. A bare ``id()`` would be wrong: once the object dies, a new one can get
+  its id and run the dead one's code on memory that is no longer its own. The weak
+  reference's key never equals anything once its object is dead, and the kernel drops
+  the specialisation then (no leak);
 - dicts, sets and other unhashable values: a ``TiTypeError`` naming the argument.
 
     >>> a, b = template_key((1, 2.0), None), template_key([1, 2.0], None)
