@@ -114,6 +114,10 @@ from ti_notebook.lang.snode import (
     l,
     root,
 )
+from ti_notebook.lang.struct_field import StructField
+from ti_notebook.lang.struct_types import dataclass
+from ti_notebook.lang.struct_types import struct as _struct
+from ti_notebook.lang.struct_values import Struct
 from ti_notebook.lang.types import (
     f16,
     f32,
@@ -166,6 +170,7 @@ types = _Namespace(
     template=template,
     vector=_matrix_types.vector,
     matrix=_matrix_types.matrix,
+    struct=_struct,
     **{t.name: t for t in (f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64)},
 )
 
@@ -173,6 +178,9 @@ __all__ = [
     "Matrix",
     "MatrixField",
     "Vector",
+    "Struct",
+    "StructField",
+    "dataclass",
     "zero",
     "Field",
     "FieldsBuilder",

@@ -23,7 +23,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import field_methods
+from ti_notebook.frontend import field_methods, structs
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import inline
@@ -34,6 +34,7 @@ from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops, types
 from ti_notebook.lang.data_oriented import BoundKernel
 from ti_notebook.lang.func import Func, KernelBase
+from ti_notebook.lang.struct_types import StructType
 
 HANDLERS = Handlers()
 
@@ -61,6 +62,8 @@ def _call(ctx: TraceContext, node: ast.Call):
         return handler(ctx, node)
     if isinstance(func, Func):
         return inline(ctx, func, node)
+    if isinstance(func, StructType):
+        return structs.construct_call(ctx, func, node)
     if isinstance(func, (KernelBase, BoundKernel)):
         raise ctx.error(
             TiSyntaxError,

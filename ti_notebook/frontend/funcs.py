@@ -29,9 +29,13 @@ from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.places import declare, read
+from ti_notebook.frontend.struct_values import StructSlots, convert_matrix, is_struct
+from ti_notebook.frontend.structs import bind_struct_parameter
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang.func import BoundFunc
+from ti_notebook.lang.matrix_types import MatrixType
+from ti_notebook.lang.struct_types import StructType
 
 _MAX_INLINE_DEPTH = 48
 
@@ -70,6 +74,12 @@ def inline(ctx: TraceContext, func, node: ast.Call):
 
 
 def _bind_parameter(ctx: TraceContext, name: str, value, annotation) -> None:
+    if isinstance(annotation, StructType) or (annotation != "template" and is_struct(value)):
+        bind_struct_parameter(ctx, name, value, annotation)  # a copy, as Taichi passes it
+        return
+    if isinstance(annotation, MatrixType):  # checked and cast, as Taichi does
+        declare(ctx, name, convert_matrix(ctx, annotation, value, None, f"parameter '{name}'"))
+        return
     if annotation == "template" or not (isinstance(value, (ir.Stmt, Vector)) or is_constant(value)):
         ctx.bind(name, value)
         return
@@ -89,6 +99,6 @@ def return_from_func(ctx: TraceContext, node: ast.Return) -> None:
             "store the result in a local and return it at the end",
         )
     value = None if node.value is None else ctx.expr(node.value)
-    if isinstance(value, ir.AllocaStmt | VectorVariable | LoopIndex):
-        value = read(ctx, value)
+    if isinstance(value, ir.AllocaStmt | VectorVariable | LoopIndex | StructSlots):
+        value = read(ctx, value)  # s[i] of a struct field: its value now
     frame.return_value = value

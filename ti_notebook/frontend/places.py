@@ -38,6 +38,15 @@ from ti_notebook.frontend.pointers import (
     ndarray_element_slots,
     subscript_pointer,
 )
+from ti_notebook.frontend.struct_values import (
+    StructSlots,
+    StructValue,
+    convert,
+    field_slots,
+    is_struct,
+    local_slots,
+    unknown_member,
+)
 from ti_notebook.frontend.values import (
     ComponentPointers,
     LoopIndex,
@@ -47,12 +56,18 @@ from ti_notebook.frontend.values import (
 )
 from ti_notebook.frontend.vectors import COMPONENTS, element_positions
 from ti_notebook.ir import nodes as ir
+from ti_notebook.lang.struct_field import StructField
 
 
 def declare(ctx: TraceContext, name: str, value) -> None:
     """A new local ``name`` holding ``value`` (a compile-time alias for non-numbers)."""
     b = ctx.builder
-    if isinstance(value, Vector):
+    if is_struct(value):  # a copy in a local of its type: q.mass = 2 changes q only
+        value = load(ctx, value) if isinstance(value, StructSlots) else value
+        slots = local_slots(ctx, name, value.type)
+        store(ctx, slots, value, None)
+        ctx.bind(name, slots)
+    elif isinstance(value, Vector):
         allocas = []
         for item in value:
             alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
@@ -78,6 +93,8 @@ def read(ctx: TraceContext, value):
         return Vector([b.emit(ir.LocalLoadStmt(a)) for a in value.allocas], value.shape)
     if isinstance(value, LoopIndex):
         return value.stmt
+    if isinstance(value, StructSlots):
+        return load(ctx, value)
     return value
 
 
@@ -90,17 +107,25 @@ def lvalue(ctx: TraceContext, node: ast.expr):
         local = ctx.find_local(node.id)
         if isinstance(local, VectorVariable):
             return Slots(local.allocas, local.shape)
-        return local if isinstance(local, ir.AllocaStmt) else None
+        return local if isinstance(local, ir.AllocaStmt | StructSlots) else None
     if not isinstance(node, (ast.Subscript, ast.Attribute)):
         raise ctx.unsupported(node, f"assigning to '{ast.unparse(node)}'")
-    nested = isinstance(node.value, (ast.Name, ast.Subscript))
-    inner = lvalue(ctx, node.value) if nested else None
+    inner = _inner_place(ctx, node.value)
     if isinstance(node, ast.Attribute):
+        if isinstance(inner, StructSlots):  # q.mass, s[i].pos, s[i].inner.mass
+            return _member_slot(ctx, inner, node)
         if not isinstance(inner, Slots):
             raise _attribute_target_error(ctx, node)
         return _component_slot(ctx, inner, node)
     if isinstance(inner, Slots):  # d[1], v[i][k], m[i][r, c], M[r]
         return _select_slots(ctx, inner, node)
+    if isinstance(inner, StructSlots):
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"'{ast.unparse(node.value)}' is a struct and cannot be indexed",
+            "name its member instead: p.member",
+        )
     if inner is not None:
         raise ctx.error(
             TiTypeError,
@@ -118,7 +143,37 @@ def lvalue(ctx: TraceContext, node: ast.expr):
             lambda k: subscript_pointer(ctx, components[k], indices, node), len(components)
         )
         return Slots(pointers, base.element_shape)
+    if isinstance(base, StructField):
+        return struct_element(ctx, base, indices, node)
     return subscript_pointer(ctx, base, indices, node)
+
+
+def struct_element(ctx: TraceContext, field: StructField, indices: list, node) -> StructSlots:
+    """``s[i, j]`` of a struct field: its members' places, each made on first use."""
+    if len(indices) != field.ndim:  # one check for every member, at the subscript
+        subscript_pointer(ctx, field.components[0], indices, node)
+    return field_slots(
+        ctx, field, indices, node, lambda f: subscript_pointer(ctx, f, indices, node)
+    )
+
+
+def _inner_place(ctx: TraceContext, node: ast.expr):
+    """The place an assignment target's inner part names (``v[i]`` of ``v[i].y``,
+    ``s[i].pos`` of ``s[i].pos.x``), or None where it names none (``self.x`` of
+    ``self.x[i]``: the target indexes the value instead)."""
+    if isinstance(node, ast.Name | ast.Subscript):
+        return lvalue(ctx, node)
+    if isinstance(node, ast.Attribute):
+        inner = _inner_place(ctx, node.value)
+        if isinstance(inner, StructSlots):
+            return _member_slot(ctx, inner, node)
+    return None
+
+
+def _member_slot(ctx: TraceContext, slots: StructSlots, node: ast.Attribute):
+    if node.attr not in slots.type.members:
+        raise unknown_member(ctx, slots.type, node.attr, node)
+    return slots.slot(node.attr)
 
 
 def _attribute_target_error(ctx: TraceContext, node: ast.Attribute) -> TiError:
@@ -175,6 +230,8 @@ def load(ctx: TraceContext, slot):
     b = ctx.builder
     if isinstance(slot, Slots):
         return Vector([load(ctx, item) for item in slot.items], slot.shape)
+    if isinstance(slot, StructSlots):
+        return StructValue(slot.type, {key: load(ctx, item) for key, item in slot.items()})
     if isinstance(slot, ir.AllocaStmt):
         return b.emit(ir.LocalLoadStmt(slot))
     return b.emit(ir.GlobalLoadStmt(slot))
@@ -183,6 +240,11 @@ def load(ctx: TraceContext, slot):
 def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
     """``slot = value``, cast to the slot's type; a scalar fills every component."""
     b = ctx.builder
+    if isinstance(slot, StructSlots):
+        _store_struct(ctx, slot, value, node)
+        return
+    if is_struct(value):
+        raise ctx.error(TiTypeError, node, "cannot store a struct into a scalar or vector")
     if isinstance(slot, Slots):
         _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)
@@ -197,6 +259,22 @@ def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
         b.emit(ir.LocalStoreStmt(slot, b.cast(value, slot.dtype)))
     else:
         b.emit(ir.GlobalStoreStmt(slot, b.cast(value, slot.dtype)))
+
+
+def _store_struct(ctx: TraceContext, slots: StructSlots, value, node) -> None:
+    """``s[i] = Particle(...)``, ``q = p``: member by member, converted to the type."""
+    if isinstance(value, StructSlots):
+        value = load(ctx, value)
+    if not isinstance(value, StructValue):
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"cannot assign a {type(value).__name__} to a struct {slots.type.name}",
+            "assign a struct value: Particle(pos=..., mass=...), or assign its members",
+        )
+    value = convert(ctx, slots.type, value, node)
+    for key, item in slots.items():
+        store(ctx, item, value.members[key], node)
 
 
 def _warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.expr) -> None:
@@ -226,6 +304,13 @@ def _warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.
 
 def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
     """An atomic ``op`` on an lvalue; the old value (a Vector for Slots)."""
+    if isinstance(slot, StructSlots) or is_struct(value):
+        raise ctx.error(
+            TiTypeError,
+            node,
+            "atomic operations and '+=' work on numbers and vectors, not on structs",
+            "update a member: s[i].mass += 1",
+        )
     if isinstance(slot, Slots):
         _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)

@@ -30,6 +30,7 @@ from ti_notebook.frontend import (
     random_ops,
     scalar_ops,
     sparse_ops,
+    structs,
     vector_methods,
     vectors,
 )
@@ -58,6 +59,7 @@ HANDLER_MODULES = (
     local_storage,
     random_ops,
     sparse_ops,
+    structs,
 )
 DISPATCHER = Dispatcher(*(module.HANDLERS for module in HANDLER_MODULES))
 

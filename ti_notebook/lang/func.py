@@ -22,7 +22,9 @@ from ti_notebook.errors import TiSyntaxError
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
+from ti_notebook.lang.matrix_types import MatrixType
 from ti_notebook.lang.ndarray import Template
+from ti_notebook.lang.struct_types import StructType
 
 
 def resolve_annotation(func, annotation):
@@ -64,7 +66,8 @@ class Func(_Decorated):
         self.qualname = f"{func.__module__}.{func.__qualname__}"
 
     def parameters(self) -> dict:
-        """name → "template", a DataType, or None (typed by the value passed)."""
+        """name → "template", a DataType, a struct or vector/matrix type, or None
+        (typed by the value passed)."""
         cfg = _config.current()
         found = {}
         for p in self.signature.parameters.values():
@@ -73,6 +76,8 @@ class Func(_Decorated):
                 found[p.name] = "template"
             elif ann is inspect.Parameter.empty:
                 found[p.name] = None
+            elif isinstance(ann, (StructType, MatrixType)):
+                found[p.name] = ann  # the argument is converted to it
             else:
                 found[p.name] = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
         return found
