@@ -44,6 +44,7 @@ from ti_notebook.frontend.struct_values import (
     convert,
     field_slots,
     is_struct,
+    kind_of,
     local_slots,
     unknown_member,
 )
@@ -269,7 +270,7 @@ def _store_struct(ctx: TraceContext, slots: StructSlots, value, node) -> None:
         raise ctx.error(
             TiTypeError,
             node,
-            f"cannot assign a {type(value).__name__} to a struct {slots.type.name}",
+            f"cannot assign {kind_of(value)} to struct {slots.type.name}",
             "assign a struct value: Particle(pos=..., mass=...), or assign its members",
         )
     value = convert(ctx, slots.type, value, node)

@@ -76,7 +76,8 @@ def is_struct(value) -> bool:
 
 
 def type_name(struct_type: StructType) -> str:
-    return f"struct {struct_type.name}"
+    """How errors name a struct type: ``struct Particle``, or ``the struct`` unnamed."""
+    return struct_type.label
 
 
 def unknown_member(ctx: TraceContext, struct_type: StructType, key: str, node) -> Exception:
@@ -112,8 +113,8 @@ def construct(ctx: TraceContext, struct_type: StructType, args: list, kwargs: di
 
 def convert(ctx: TraceContext, struct_type: StructType, value, node, what: str = "") -> StructValue:
     """``value`` (a StructValue of the same member names) as a value of ``struct_type``:
-    each member converted to its type. A number fills every member (Taichi's zero)."""
-    what = what or type_name(struct_type)
+    each member converted to its type. A number fills every member (Taichi's zero).
+    ``what`` names the value in errors (a parameter, a member path)."""
     if is_constant(value) or isinstance(value, ir.Stmt):
         members = dict.fromkeys(struct_type.members, value)
     elif isinstance(value, StructValue):
@@ -121,19 +122,23 @@ def convert(ctx: TraceContext, struct_type: StructType, value, node, what: str =
             raise ctx.error(
                 TiTypeError,
                 node,
-                f"{what} needs members {list(struct_type.members)}, got a struct with "
-                f"members {list(value.members)}",
+                f"{what or type_name(struct_type)} needs members {list(struct_type.members)}, "
+                f"got a struct with members {list(value.members)}",
             )
         members = value.members
     else:
         raise ctx.error(
             TiTypeError,
             node,
-            f"{what} needs a {type_name(struct_type)} value, got {_kind(value)}",
+            f"{what or 'this'} needs a value of {type_name(struct_type)}, got {kind_of(value)}",
             "make one with the struct type: Particle(pos=..., mass=...)",
         )
+    # a nested struct's members are named by their path: member 'inner.a'
+    prefix = what[len("member '") : -1] + "." if what.startswith("member '") else ""
     out = {
-        key: convert_member(ctx, struct_type.member_type(key), members[key], node, f"{what}.{key}")
+        key: convert_member(
+            ctx, struct_type.member_type(key), members[key], node, f"member '{prefix}{key}'"
+        )
         for key in struct_type.members
     }
     return StructValue(struct_type, out)
@@ -151,7 +156,7 @@ def convert_member(ctx: TraceContext, member_type, value, node, what: str):
     raise ctx.error(
         TiTypeError,
         node,
-        f"{what} is a scalar ({member_type}), got {_kind(value)}",
+        f"{what} is a scalar ({member_type}), got {kind_of(value)}",
         "give it a number; vectors go in members of a ti.types.vector type",
     )
 
@@ -169,7 +174,7 @@ def convert_matrix(ctx: TraceContext, matrix_type: MatrixType, value, node, what
     if isinstance(value, ir.Stmt) or is_constant(value):
         return Vector([b.cast(value, dtype) for _ in range(matrix_type.n * matrix_type.m)], shape)
     if not isinstance(value, Vector):
-        raise ctx.error(TiTypeError, node, f"{what} is a {matrix_type!r}, got {_kind(value)}")
+        raise ctx.error(TiTypeError, node, f"{what} is a {matrix_type!r}, got {kind_of(value)}")
     if value.shape != shape:
         raise ctx.error(
             TiTypeError,
@@ -178,11 +183,12 @@ def convert_matrix(ctx: TraceContext, matrix_type: MatrixType, value, node, what
         )
     for item in value:
         if not (isinstance(item, ir.Stmt) or is_constant(item)):
-            raise ctx.error(TiTypeError, node, f"{what} holds numbers, got {_kind(item)}")
+            raise ctx.error(TiTypeError, node, f"{what} holds numbers, got {kind_of(item)}")
     return Vector([b.cast(item, dtype) for item in value], shape)
 
 
-def _kind(value) -> str:
+def kind_of(value) -> str:
+    """How an error names what a struct was given: a number, a vector of shape (2,)..."""
     if isinstance(value, Vector):
         return f"a vector/matrix of shape {value.shape}"
     if isinstance(value, StructValue):
@@ -207,7 +213,7 @@ def infer_type(ctx: TraceContext, members: dict, node) -> StructType:
         elif isinstance(value, ir.Stmt) or is_constant(value):
             found[key] = ctx.builder.value(value).dtype
         else:
-            raise ctx.error(TiTypeError, node, f"struct member '{key}' is {_kind(value)}")
+            raise ctx.error(TiTypeError, node, f"struct member '{key}' is {kind_of(value)}")
     return StructType(found)
 
 

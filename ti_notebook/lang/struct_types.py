@@ -14,7 +14,7 @@ struct values in kernels (``p[i].speed()``).
     >>> vec2 = ti.types.vector(2, ti.f32)
     >>> Particle = ti.types.struct(pos=vec2, mass=ti.f32)
     >>> Particle
-    struct(pos=vector(2, f32), mass=f32)
+    Particle(pos=vector(2, f32), mass=f32)
     >>> [(path, dtype.name) for path, dtype in leaves(Particle)]
     [('.pos[0]', 'f32'), ('.pos[1]', 'f32'), ('.mass', 'f32')]
     >>> Particle(mass=2).to_dict()["mass"]
@@ -114,6 +114,11 @@ class StructType:
             self.members[key] = member_type
         self.methods: dict = dict(methods or {})
 
+    @property
+    def label(self) -> str:
+        """How errors name it: ``struct Particle``, or ``the struct`` when unnamed."""
+        return "the struct" if self.name == "struct" else f"struct {self.name}"
+
     def member_type(self, key: str):
         """The resolved type of member ``key`` (see :func:`resolve`)."""
         return resolve(self.members[key])
@@ -156,8 +161,11 @@ def _type_text(member_type) -> str:
 
 
 def struct(**members) -> StructType:
-    """``ti.types.struct(name=type, ...)``: an anonymous struct type."""
-    return StructType(members)
+    """``ti.types.struct(name=type, ...)``: a struct type, named after the variable it
+    is assigned to (``Particle = ti.types.struct(...)``) for errors and reprs."""
+    from ti_notebook.lang.field import _assigned_name
+
+    return StructType(members, name=_assigned_name(sys._getframe(1)))
 
 
 def dataclass(cls: type) -> StructType:

@@ -97,7 +97,7 @@ def make_value(struct_type: StructType, args: tuple, kwargs: dict) -> Struct:
     """``StructType(*args, **kwargs)`` in Python: members by position, then by name;
     the others are zero. A name that is not a member is an error (Taichi ignores it)."""
     keys = list(struct_type.members)
-    owner = f"struct {struct_type.name}"
+    owner = struct_type.label
     if len(args) > len(keys):
         raise TiTypeError(f"{owner} has {len(keys)} member(s) but {len(args)} values were given")
     given = dict(zip(keys, args, strict=False))
@@ -204,7 +204,7 @@ class Struct:
         if key not in self._entries:
             raise KeyError(key)
         if self._type is not None:
-            value = convert_member(f"struct {self._type.name}", key, self._type.members[key], value)
+            value = convert_member(self._type.label, key, self._type.members[key], value)
         self._entries[key] = value
 
     def __len__(self) -> int:
