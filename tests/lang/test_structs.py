@@ -228,7 +228,7 @@ def test_struct_for_and_grouped_over_a_struct_field():
     def run():
         for i, j in s:
             s[i, j].mass = i * 4 + j
-        for I in ti.grouped(s):
+        for I in ti.grouped(s):  # noqa: E741 - Taichi's name
             s[I].pos.x = s[I].mass * 2
 
     run()
