@@ -6,6 +6,7 @@ attribute path (``frontend/recorder.py``) print as follows:
 
 - numbers, strings, enum members, tuples, lists, dicts and small arrays: their value;
 - fields and SNodes: their memory plan; ``ti.func``\\ s: their source and defaults;
+  struct types: their members' types and their methods' prints;
 - namespaces (modules, classes, ``types.SimpleNamespace``, ``@ti.data_oriented``
   instances): their name only, because the recorder follows every attribute read from
   them as a path of its own;
@@ -52,6 +53,8 @@ from ti_notebook.lang.field import Field
 from ti_notebook.lang.func import Func, KernelBase
 from ti_notebook.lang.matrix import MatrixField
 from ti_notebook.lang.snode import SNode
+from ti_notebook.lang.struct_base import StructTypeBase, describe
+from ti_notebook.lang.struct_field import StructField
 
 _MAX_DEPTH = 32  # a deeper chain of functions and namespaces is not worth following
 _ARRAY_LIMIT = 1 << 20
@@ -274,6 +277,14 @@ def _compiler_value(value, names) -> str | None:
     if isinstance(value, MatrixField):
         parts = [_compiler_value(c, names) for c in value.components]
         return "" if "" in parts else f"matrix_field:{value.n}x{value.m}:{parts}"
+    if isinstance(value, StructField):
+        parts = [_compiler_value(member, names) for member in value.members.values()]
+        return "" if "" in parts else f"struct_field:{value.keys}:{parts}"
+    if isinstance(value, StructTypeBase):  # its layout, and its methods' code
+        methods = [(k, _Printer().print(m, None)) for k, m in sorted(value.methods.items())]
+        if any(printed is None for _, printed in methods):
+            return ""
+        return f"struct_type:{describe(value)}:{methods}"
     if isinstance(value, SNode):
         try:
             return f"snode:{relocatable(value.layout())!r}"

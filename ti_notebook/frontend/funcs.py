@@ -35,7 +35,7 @@ from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang.func import BoundFunc
 from ti_notebook.lang.matrix_types import MatrixType
-from ti_notebook.lang.struct_types import StructType
+from ti_notebook.lang.struct_base import StructTypeBase as StructType
 
 _MAX_INLINE_DEPTH = 48
 

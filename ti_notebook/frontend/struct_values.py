@@ -37,8 +37,8 @@ from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
 from ti_notebook.lang.matrix import MatrixField
 from ti_notebook.lang.matrix_types import MatrixType
+from ti_notebook.lang.struct_base import StructTypeBase as StructType
 from ti_notebook.lang.struct_field import StructField
-from ti_notebook.lang.struct_types import StructType
 
 
 @dataclasses.dataclass

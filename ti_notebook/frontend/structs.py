@@ -49,7 +49,7 @@ from ti_notebook.frontend.struct_values import (
     unknown_member,
 )
 from ti_notebook.lang.func import Func
-from ti_notebook.lang.struct_types import StructType
+from ti_notebook.lang.struct_base import StructTypeBase as StructType
 from ti_notebook.lang.struct_values import Struct
 
 HANDLERS = Handlers()

@@ -24,7 +24,7 @@ from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 from ti_notebook.lang.matrix_types import MatrixType
 from ti_notebook.lang.ndarray import Template
-from ti_notebook.lang.struct_types import StructType
+from ti_notebook.lang.struct_base import StructTypeBase as StructType
 
 
 def resolve_annotation(func, annotation):

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from ti_notebook.compiler.backends.cuda import cuda_backend
 from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.report import KernelReport
-from ti_notebook.compiler.request import CompileRequest, Param
+from ti_notebook.compiler.request import CompileRequest, CompoundType, Param
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.errors import (
     KernelInterrupted,
@@ -38,12 +38,14 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import autodiff, template_keys, types
+from ti_notebook.lang import autodiff, compound_args, template_keys, types
 from ti_notebook.lang import config as _config
+from ti_notebook.lang.compound_args import CompoundLauncher
 from ti_notebook.lang.data_oriented import BoundKernel, check_bindable, defined_in_class
 from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
 from ti_notebook.lang.ndarray import NdarrayType, Template
 from ti_notebook.lang.specialisation_label import label
+from ti_notebook.lang.struct_base import resolve
 from ti_notebook.runtime import profiler, random_streams
 from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
 
@@ -59,6 +61,8 @@ def _param_of(func, p: inspect.Parameter, cfg, is_self: bool = False) -> Param:
         return Param(p.name, "template")
     if is_self and ann is inspect.Parameter.empty:
         return Param(p.name, "template")  # a data-oriented method's instance
+    if compound_args.is_compound(ann):  # a vector, matrix or struct: one slot per scalar
+        return Param(p.name, "compound", compound=compound_args.compound_type(ann))
     if ann is NdarrayType or isinstance(ann, NdarrayType):
         spec = ann if isinstance(ann, NdarrayType) else NdarrayType()
         es = spec.element_shape
@@ -70,12 +74,12 @@ def _param_of(func, p: inspect.Parameter, cfg, is_self: bool = False) -> Param:
             hint=f"annotate it, e.g. '{p.name}: ti.i32', '{p.name}: ti.template()' or "
             f"'{p.name}: ti.types.ndarray()'",
         )
-    dtype = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
-    if dtype is None:
+    dtype = resolve(ann)
+    if not isinstance(dtype, types.DataType):
         raise TiTypeError(
             f"kernel '{func.__name__}': parameter '{p.name}' has an unsupported annotation {ann!r}",
-            hint="use a scalar type (ti.i32, ti.f32, int, float), ti.template() or "
-            "ti.types.ndarray()",
+            hint="use a scalar type (ti.i32, ti.f32, int, float), a vector/matrix type "
+            "(ti.types.vector(3, ti.f32)), a struct type, ti.template() or ti.types.ndarray()",
         )
     return Param(p.name, "scalar", dtype)
 
@@ -229,14 +233,11 @@ class Kernel(KernelBase):
         return tuple(self.params())
 
     def return_type(self):
+        """None, a scalar type, or a ``CompoundType`` (a vector/matrix, a struct, a tuple)."""
         ann = resolve_annotation(self.func, self.signature.return_annotation)
-        if ann in (inspect.Signature.empty, None):
+        if ann is inspect.Signature.empty or ann is None:
             return None
-        cfg = _config.current()
-        dtype = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
-        if dtype is None:
-            raise TiTypeError(f"kernel '{self.name}': unsupported return annotation {ann!r}")
-        return dtype
+        return compound_args.return_type_of(ann, self.name)
 
     def _specialise(self, args: tuple):
         params = self.params()
@@ -265,7 +266,7 @@ class Kernel(KernelBase):
                 dtype = param.dtype or dtype
                 concrete.append(Param(param.name, "ndarray", dtype, array.ndim, es))
                 runtime_args.append(value)
-            else:
+            else:  # scalars, and compounds (flattened at the launch)
                 concrete.append(param)
                 runtime_args.append(value)
         return tuple(key), runtime_args, templates, concrete
@@ -324,9 +325,14 @@ class Kernel(KernelBase):
         if not _config.is_initialized():
             _config.set_current(_config.make_config())
         (compiled, _stages, _inputs), runtime_args = self.compiled_for(args)
-        if all(p.kind == "scalar" for p in self._params):
-            self._fast = compiled
-        return compiled.launch(runtime_args)
+        params = [p for p in self._params if p.kind != "template"]
+        return_type = self.return_type()
+        launcher = compiled
+        if any(p.kind == "compound" for p in params) or isinstance(return_type, CompoundType):
+            launcher = CompoundLauncher(compiled, params, return_type)
+        if all(p.kind in ("scalar", "compound") for p in self._params):
+            self._fast = launcher  # no template or ndarray: every call launches this code
+        return launcher.launch(runtime_args)
 
     # -- introspection ---------------------------------------------------------------
     def stages(self, *args, arch: str | None = None, compute_capability: str = "sm_90") -> Stages:
@@ -349,7 +355,7 @@ class Kernel(KernelBase):
         if arch is not None:
             return self._stages_for(arch, compute_capability, args)
         if args or not self._compiled or self._generation != _config.generation():
-            if not args and any(p.kind != "scalar" for p in self.params()):
+            if not args and any(p.kind not in ("scalar", "compound") for p in self.params()):
                 if self._last is None:
                     raise TiTypeError(
                         f"kernel '{self.name}' has template or ndarray parameters",
@@ -373,7 +379,7 @@ class Kernel(KernelBase):
             _config.set_current(_config.make_config())
         params = self.params()
         if not args:
-            if any(p.kind != "scalar" for p in params):
+            if any(p.kind not in ("scalar", "compound") for p in params):
                 raise TiTypeError(
                     f"kernel '{self.name}' has template or ndarray parameters",
                     hint=f'pass example arguments: kernel.stages(x, arr, arch="{arch}")',
@@ -460,6 +466,8 @@ def _element_shape(kernel_name: str, param: Param, value, array) -> tuple[int, .
 
 
 def _example_value(param: Param):
+    if param.kind == "compound":
+        return compound_args.example_value(param.compound.lang_type)
     return 0.0 if param.dtype.is_float else 0
 
 

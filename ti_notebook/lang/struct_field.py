@@ -28,7 +28,7 @@ from ti_notebook.lang import autodiff, matrix
 from ti_notebook.lang.field import Field, normalize_shape, place_with_shape
 from ti_notebook.lang.field import field as scalar_field
 from ti_notebook.lang.matrix_types import MatrixType
-from ti_notebook.lang.struct_types import StructType
+from ti_notebook.lang.struct_base import StructTypeBase as StructType
 
 __all__ = ["StructElement", "StructField", "make_struct_field"]
 

@@ -27,7 +27,8 @@ from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import matrix as _matrix
 from ti_notebook.lang import types
 from ti_notebook.lang.matrix_types import MatrixType
-from ti_notebook.lang.struct_types import StructType, resolve
+from ti_notebook.lang.struct_base import StructTypeBase as StructType
+from ti_notebook.lang.struct_base import resolve
 
 __all__ = ["Struct", "convert_member", "make_value", "python_matrix"]
 
