@@ -135,6 +135,13 @@ def lvalue(ctx: TraceContext, node: ast.expr):
             "only vectors, matrices, fields and ndarrays take [index]",
         )
     base = ctx.expr(node.value)
+    if isinstance(base, (tuple, list)):  # fields[k] of fields[k][i]: an item, not a place
+        raise _PythonItem(
+            f"cannot assign to '{ast.unparse(node)}': '{ast.unparse(node.value)}' is a "
+            "Python sequence, read while compiling",
+            ctx.pos(node),
+            "assign to an element of a field it holds instead: fields[k][i] = ...",
+        )
     indices = index_values(ctx, node.slice)
     if is_matrix_ndarray(base):
         return ndarray_element_slots(ctx, base, indices, node)
@@ -158,11 +165,21 @@ def struct_element(ctx: TraceContext, field: StructField, indices: list, node) -
     )
 
 
+class _PythonItem(TiSyntaxError):
+    """``seq[k]`` of a Python tuple or list as an assignment target: not a place."""
+
+
 def _inner_place(ctx: TraceContext, node: ast.expr):
     """The place an assignment target's inner part names (``v[i]`` of ``v[i].y``,
     ``s[i].pos`` of ``s[i].pos.x``), or None where it names none (``self.x`` of
-    ``self.x[i]``: the target indexes the value instead)."""
-    if isinstance(node, ast.Name | ast.Subscript):
+    ``self.x[i]``, ``self.levels[0]`` of ``self.levels[0][i]``: the target indexes the
+    value instead)."""
+    if isinstance(node, ast.Subscript):
+        try:
+            return lvalue(ctx, node)
+        except _PythonItem:
+            return None
+    if isinstance(node, ast.Name):
         return lvalue(ctx, node)
     if isinstance(node, ast.Attribute):
         inner = _inner_place(ctx, node.value)
