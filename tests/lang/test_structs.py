@@ -299,3 +299,43 @@ def test_kernel_misuse_names_the_line_and_members():
     assert "cannot assign a number to struct Particle" in str(_kernel_error(scalar_into_struct))
     assert "update a member: s[i].mass += 1" in str(_kernel_error(atomic_struct))
     assert "'q' is a struct and cannot be indexed" in str(_kernel_error(index_struct))
+
+
+def test_struct_field_methods_in_a_kernel():
+    s = Particle.field(shape=2)
+
+    @ti.kernel
+    def fill_in_kernel():
+        s.fill(1)
+
+    @ti.kernel
+    def member_field() -> ti.f32:
+        mass = s.get_member_field("mass")
+        mass[1] = 4
+        return s.mass[1]
+
+    with pytest.raises(ti.errors.TiSyntaxError, match="can only be called from Python scope"):
+        fill_in_kernel()
+    assert member_field() == 4.0
+
+
+def test_a_python_struct_value_read_by_a_kernel_is_a_constant_in_the_cache_key(tmp_path):
+    ti.init(arch=ti.cpu, offline_cache=True, offline_cache_file_path=str(tmp_path))
+    settings = {"value": Particle(pos=[1, 2, 3], mass=2)}
+
+    def make():
+        config = settings["value"]
+
+        @ti.kernel
+        def read() -> ti.f32:
+            return config.mass * 10 + 3  # (its vector member: a NumPy array on this branch)
+
+        return read
+
+    first = make()
+    assert first() == 23.0 and first.report["cache"] == "miss"
+    again = make()
+    assert again() == 23.0 and again.report["cache"] == "hit"
+    settings["value"] = Particle(pos=[1, 2, 3], mass=5)
+    changed = make()
+    assert changed() == 53.0 and changed.report["cache"] == "miss"

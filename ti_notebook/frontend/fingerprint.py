@@ -55,6 +55,7 @@ from ti_notebook.lang.matrix import MatrixField
 from ti_notebook.lang.snode import SNode
 from ti_notebook.lang.struct_base import StructTypeBase, describe
 from ti_notebook.lang.struct_field import StructField
+from ti_notebook.lang.struct_values import Struct
 
 _MAX_DEPTH = 32  # a deeper chain of functions and namespaces is not worth following
 _ARRAY_LIMIT = 1 << 20
@@ -280,6 +281,11 @@ def _compiler_value(value, names) -> str | None:
     if isinstance(value, StructField):
         parts = [_compiler_value(member, names) for member in value.members.values()]
         return "" if "" in parts else f"struct_field:{value.keys}:{parts}"
+    if isinstance(value, Struct):  # a Python struct value read by a kernel: its members
+        members = _Printer().print(dict(value.items), None)
+        struct_type = value._type
+        of_type = "untyped" if struct_type is None else _compiler_value(struct_type, names)
+        return "" if members is None or of_type == "" else f"struct:{of_type}:{members}"
     if isinstance(value, StructTypeBase):  # its layout, and its methods' code
         methods = [(k, _Printer().print(m, None)) for k, m in sorted(value.methods.items())]
         if any(printed is None for _, printed in methods):
