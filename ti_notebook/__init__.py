@@ -28,6 +28,7 @@ from types import SimpleNamespace as _Namespace
 
 from ti_notebook import errors
 from ti_notebook import lang as lang
+from ti_notebook import tools as tools
 from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
 from ti_notebook.lang import matrix_types as _matrix_types
@@ -48,6 +49,7 @@ from ti_notebook.lang.data_oriented import data_oriented
 from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.graph import graph
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
+from ti_notebook.lang.linalg import eig, polar_decompose, solve, svd, sym_eig
 from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
 from ti_notebook.lang.ndarray import NDArray, Ndarray, NdarrayType, Template, ndarray, template
 from ti_notebook.lang.ops import (
@@ -79,6 +81,7 @@ from ti_notebook.lang.ops import (
     max,
     min,
     ndrange,
+    one,
     pow,
     randn,
     random,
@@ -182,6 +185,12 @@ __all__ = [
     "StructField",
     "dataclass",
     "zero",
+    "one",
+    "svd",
+    "polar_decompose",
+    "sym_eig",
+    "eig",
+    "solve",
     "Field",
     "FieldsBuilder",
     "SNode",
@@ -277,6 +286,7 @@ __all__ = [
     "tan",
     "tanh",
     "template",
+    "tools",
     "types",
     "u8",
     "u16",

@@ -55,6 +55,12 @@ METHODS = {
     "max",
     "min",
     "cast",
+    "any",
+    "all",
+    "determinant",
+    "inverse",
+    "fill",
+    "get_shape",
 }
 
 

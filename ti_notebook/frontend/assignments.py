@@ -27,7 +27,7 @@ import ast
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.dispatch import Handlers
-from ti_notebook.frontend.operands import binary, static_eval, unpack
+from ti_notebook.frontend.operands import binary, is_static_call, static_eval, unpack
 from ti_notebook.frontend.operators import BINARY_OPS
 from ti_notebook.frontend.places import atomic_update, declare, load, lvalue, store
 from ti_notebook.frontend.struct_values import StructSlots
@@ -57,8 +57,12 @@ def _expression_statement(ctx: TraceContext, node: ast.Expr) -> None:
 @HANDLERS.statement(ast.Assign)
 def _assign(ctx: TraceContext, node: ast.Assign) -> None:
     value = ctx.expr(node.value)
+    static = is_static_call(ctx, node.value)
     for target in node.targets:
-        assign(ctx, target, value)
+        if static and isinstance(target, ast.Name) and ctx.find_local(target.id) is MISSING:
+            ctx.bind(target.id, value)  # n = ti.static(A.n): a compile-time name, as in Taichi
+        else:
+            assign(ctx, target, value)
 
 
 @HANDLERS.statement(ast.AnnAssign)

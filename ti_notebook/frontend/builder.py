@@ -93,8 +93,20 @@ class IRBuilder:
             return self.config.default_fp
         return self.config.default_ip
 
+    def data_type(self, spec) -> types.DataType:
+        """``spec`` as a DataType: ``ti.f32`` itself, or Python's ``float``/``int`` (the
+        default types), as every ``dtype`` argument of Taichi's API accepts."""
+        found = types.to_dtype(spec, self.config.default_ip, self.config.default_fp)
+        if found is None:
+            raise self.error(
+                TiTypeError, f"{spec!r} is not a type", hint="use e.g. ti.f32, ti.i32 or float"
+            )
+        return found
+
     def const(self, value, dtype: types.DataType | None = None) -> ir.ConstStmt:
         """A constant of ``dtype``; without one, a Python literal typed like Taichi."""
+        if dtype is not None and not isinstance(dtype, types.DataType):
+            dtype = self.data_type(dtype)
         if dtype is None:
             dtype = self.literal_type(value)
             if not dtype.is_float and not _fits(int(value), dtype):
@@ -126,6 +138,8 @@ class IRBuilder:
         )
 
     def cast(self, value, dtype: types.DataType) -> ir.Stmt:
+        if not isinstance(dtype, types.DataType):
+            dtype = self.data_type(dtype)  # float, int, np.float32...
         value = self.value(value)
         if value.dtype is dtype:
             return value

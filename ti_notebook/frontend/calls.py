@@ -113,6 +113,8 @@ def _static(ctx: TraceContext, node: ast.Call):
 @HANDLERS.call(builtins.len)
 def _len(ctx: TraceContext, node: ast.Call):
     (value,) = call_args(ctx, node, 1)
-    if isinstance(value, (Vector, tuple, list)):
+    if isinstance(value, Vector):
+        return value.shape[0]  # a matrix's rows, as Taichi's len(m) == m.n
+    if isinstance(value, (tuple, list)):
         return len(value)
     raise ctx.error(TiTypeError, node, "len() needs a vector or tuple")

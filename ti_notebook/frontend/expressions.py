@@ -28,6 +28,7 @@ from ti_notebook.errors import TiError, TiIndexError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend import structs
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
+from ti_notebook.frontend.matrix_constructors import kernel_constructor
 from ti_notebook.frontend.operands import static_eval
 from ti_notebook.frontend.places import load, lvalue, read, struct_element
 from ti_notebook.frontend.pointers import (
@@ -89,6 +90,8 @@ def _attribute(ctx: TraceContext, node: ast.Attribute):
         return structs.member(ctx, base, node)
     if isinstance(base, ir.Stmt):
         raise ctx.error(TiSyntaxError, node, f"a kernel value has no attribute '{node.attr}'")
+    if isinstance(base, type) and kernel_constructor(base, node.attr) is not None:
+        return kernel_constructor(base, node.attr)  # ti.Matrix.zero: the kernel-scope one
     try:
         value = getattr(base, node.attr)
     except AttributeError:

@@ -42,6 +42,14 @@ _MAX_INLINE_DEPTH = 48
 
 def inline(ctx: TraceContext, func, node: ast.Call):
     """The value of ``func(...)`` (None without a return), its body traced in place."""
+    args = [ctx.expr(a) for a in node.args]
+    kwargs = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}
+    return call_func(ctx, func, args, kwargs, node)
+
+
+def call_func(ctx: TraceContext, func, args: list, kwargs: dict, node: ast.AST):
+    """``func(*args, **kwargs)`` on values already traced (a handler calling a ti.func
+    of the library, ``frontend/decompositions.py``), inlined at ``node``."""
     state = ctx.state
     if state.inline_depth >= _MAX_INLINE_DEPTH:
         raise ctx.error(
@@ -50,10 +58,8 @@ def inline(ctx: TraceContext, func, node: ast.Call):
     source = func.source()
     state.reached_funcs[func.qualname] = source.digest()
     params = func.parameters()
-    args = [ctx.expr(a) for a in node.args]
     if isinstance(func, BoundFunc):  # obj.method(...): obj is the first argument
-        args.insert(0, func.owner)
-    kwargs = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}
+        args = [func.owner, *args]
     try:
         bound = func.signature.bind(*args, **kwargs)
     except TypeError as exc:

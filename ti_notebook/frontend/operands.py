@@ -108,15 +108,17 @@ def static_eval(ctx: TraceContext, node: ast.expr):
 
 def static_condition(ctx: TraceContext, test: ast.expr):
     """The value of ``ti.static(cond)`` when ``test`` is one, else None."""
-    if not (isinstance(test, ast.Call) and _is_static_call(ctx, test)):
+    if not is_static_call(ctx, test):
         return None
     if len(test.args) != 1:
         raise ctx.error(TiSyntaxError, test, "ti.static(cond) takes one argument here")
     return bool(static_eval(ctx, test.args[0]))
 
 
-def _is_static_call(ctx: TraceContext, node: ast.Call) -> bool:
-    """Whether the call names ``ti.static`` (anything that fails to evaluate does not)."""
+def is_static_call(ctx: TraceContext, node: ast.expr) -> bool:
+    """Whether ``node`` is a call of ``ti.static`` (anything that fails to evaluate is not)."""
+    if not isinstance(node, ast.Call):
+        return False
     try:
         func = ctx.expr(node.func)
     except Exception:

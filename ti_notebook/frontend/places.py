@@ -28,8 +28,10 @@ import contextlib
 import warnings
 
 from ti_notebook.errors import TiError, TiPrecisionWarning, TiSyntaxError, TiTypeError
+from ti_notebook.frontend import dynamic_index
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
+from ti_notebook.frontend.dynamic_index import DynamicPositions
 from ti_notebook.frontend.operands import as_vector, check_scalar
 from ti_notebook.frontend.pointers import (
     index_values,
@@ -50,12 +52,13 @@ from ti_notebook.frontend.struct_values import (
 )
 from ti_notebook.frontend.values import (
     ComponentPointers,
+    DynamicSlot,
     LoopIndex,
     Slots,
     Vector,
     VectorVariable,
 )
-from ti_notebook.frontend.vectors import COMPONENTS, element_positions
+from ti_notebook.frontend.vectors import COMPONENTS, Selection, element_positions
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang.struct_field import StructField
 
@@ -222,8 +225,10 @@ def _attribute_target_error(ctx: TraceContext, node: ast.Attribute) -> TiError:
 def _select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
     """``target[...] = ...`` on a vector/matrix target: one slot, or a row's Slots."""
     found = element_positions(ctx, slots.shape, node)
-    if isinstance(found, list):
-        return Slots([slots.items[k] for k in found], (len(found),))
+    if isinstance(found, DynamicPositions):  # v[i] with i known when the kernel runs
+        return dynamic_index.slots(slots, found)
+    if isinstance(found, Selection):
+        return Slots([slots.items[k] for k in found.positions], found.shape)
     return slots.items[found]
 
 
@@ -250,6 +255,8 @@ def load(ctx: TraceContext, slot):
         return Vector([load(ctx, item) for item in slot.items], slot.shape)
     if isinstance(slot, StructSlots):
         return StructValue(slot.type, {key: load(ctx, item) for key, item in slot.items()})
+    if isinstance(slot, DynamicSlot):
+        return dynamic_index.load(ctx, slot, lambda choice: load(ctx, choice))
     if isinstance(slot, ir.AllocaStmt):
         return b.emit(ir.LocalLoadStmt(slot))
     return b.emit(ir.GlobalLoadStmt(slot))
@@ -272,6 +279,9 @@ def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
     if isinstance(value, (Vector, tuple, list)):
         raise ctx.error(TiTypeError, node, "cannot store a vector into a scalar")
     check_scalar(ctx, value, node)
+    if isinstance(slot, DynamicSlot):
+        dynamic_index.store(ctx, slot, value, lambda choice, v: store(ctx, choice, v, node))
+        return
     if isinstance(slot, ir.AllocaStmt):
         _warn_if_narrowing(ctx, value, slot, node)
         b.emit(ir.LocalStoreStmt(slot, b.cast(value, slot.dtype)))
@@ -337,6 +347,14 @@ def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
     if isinstance(value, (Vector, tuple, list)):
         raise ctx.error(TiTypeError, node, "cannot apply a vector to a scalar")
     check_scalar(ctx, value, node)
+    if isinstance(slot, DynamicSlot):
+        return dynamic_index.update(
+            ctx,
+            slot,
+            value,
+            lambda choice, v: atomic(ctx, op, choice, v),
+            lambda choice: load(ctx, choice),
+        )
     return atomic(ctx, op, slot, value)
 
 

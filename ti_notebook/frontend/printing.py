@@ -51,6 +51,8 @@ def _print_items(ctx: TraceContext, value, spec: str | None) -> list:
     if isinstance(value, str):
         return [value]
     if isinstance(value, Vector):
+        if len(value.shape) == 2:  # a matrix prints row by row, as Taichi's [[1, 2], [3, 4]]
+            value = [Vector(row) for row in value.rows()]
         items: list = ["["]
         for i, item in enumerate(value):
             items.extend([", "] if i else [])

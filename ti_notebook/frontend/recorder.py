@@ -37,6 +37,7 @@ from ti_notebook.lang.data_oriented import is_data_oriented
 
 KERNEL_SCOPE = "<kernel>"
 TEMPLATE_SCOPE = "<template>"
+LIBRARY_SCOPE = "ti_notebook.lang."  # the ti.funcs of lang/linalg_funcs.py, say
 _MISSING = object()
 _DATA = (type(None), bool, int, float, str, complex, tuple, list, dict, np.generic, np.ndarray)
 _NAMESPACES = (pytypes.ModuleType, type, pytypes.SimpleNamespace)
@@ -70,6 +71,8 @@ class Reads:
         it holds one of ti_notebook's own values (``ti``, ``ti.atomic_add``): the
         compiler digest covers their code, but not which of them the name holds now
         (``op = ti.atomic_sub`` in a closure, say); their fingerprint is their name."""
+        if scope.startswith(LIBRARY_SCOPE):
+            return  # ti_notebook's own ti.funcs (ti.svd...): the compiler digest covers them
         self._record(scope, name, value)
 
     def template(self, name: str, value) -> None:

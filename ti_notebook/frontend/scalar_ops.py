@@ -147,12 +147,23 @@ HANDLERS.call(ops.atan2)(_binary("atan2"))
 
 @HANDLERS.call(ops.select)
 def _select(ctx: TraceContext, node: ast.Call):
+    """``ti.select(cond, a, b)``; element-wise when any operand is a vector (a vector
+    ``cond`` picks per component, a scalar one for all)."""
     cond, a, b = call_args(ctx, node, 3)
-    if isinstance(a, Vector) or isinstance(b, Vector):
-        size = len(a) if isinstance(a, Vector) else len(b)
-        pairs = zip(as_vector(ctx, a, size, node), as_vector(ctx, b, size, node), strict=True)
-        return Vector([ctx.builder.select(cond, x, y) for x, y in pairs])
-    return ctx.builder.select(cond, a, b)
+    vectors = [v for v in (cond, a, b) if isinstance(v, Vector)]
+    if not vectors:
+        return ctx.builder.select(cond, a, b)
+    shape = vectors[0].shape
+    if any(v.shape != shape for v in vectors):
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"ti.select() got vectors of shapes {[v.shape for v in vectors]}",
+            "the condition and both values must have one shape (or be scalars)",
+        )
+    size = len(vectors[0])
+    parts = [as_vector(ctx, v, size, node) for v in (cond, a, b)]
+    return Vector([ctx.builder.select(c, x, y) for c, x, y in zip(*parts, strict=True)], shape)
 
 
 @HANDLERS.call(ops.clock_counter)

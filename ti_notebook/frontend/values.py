@@ -109,6 +109,24 @@ class BoundMethod:
     name: str
 
 
+@dataclasses.dataclass(frozen=True)
+class MatrixConstructor:
+    """``ti.Matrix.zero``, ``ti.Vector.unit``...: a kernel-scope constructor named on the
+    class, before the call supplies its arguments (``frontend/matrix_constructors.py``)."""
+
+    name: str  # Taichi's ti.Vector.<name> is ti.Matrix.<name>: one marker for both
+
+
+@dataclasses.dataclass
+class DynamicSlot:
+    """One component of a local vector/matrix chosen by a value known only when the
+    kernel runs (``v[i] = x``): ``index`` (an i32 statement) picks one of ``choices``,
+    the slots it may name (``frontend/dynamic_index.py``)."""
+
+    choices: list
+    index: ir.Stmt
+
+
 @dataclasses.dataclass
 class LoopIndex:
     """A loop variable: read-only inside the loop body."""

@@ -283,9 +283,9 @@ class Matrix:
     @staticmethod
     def ndarray(n: int, m: int, dtype, shape):
         """``ti.Matrix.ndarray(n, m, dtype, shape)``: an ndarray of n x m matrices."""
-        from ti_notebook.lang import matrix_types, ndarray
+        from ti_notebook.lang import ndarray
 
-        return ndarray.Ndarray(matrix_types.matrix(n, m, dtype), shape)
+        return ndarray.Ndarray(dtype, shape, element_shape=(n, m))
 
     @staticmethod
     def identity(dtype, n):
@@ -311,9 +311,9 @@ class Vector(Matrix):
     @staticmethod
     def ndarray(n: int, dtype, shape):
         """``ti.Vector.ndarray(n, dtype, shape)``: an ndarray of n-vectors."""
-        from ti_notebook.lang import matrix_types, ndarray
+        from ti_notebook.lang import ndarray
 
-        return ndarray.Ndarray(matrix_types.vector(n, dtype), shape)
+        return ndarray.Ndarray(dtype, shape, element_shape=(n,))
 
     @staticmethod
     def zero(dtype, n):

@@ -54,6 +54,14 @@ class MatrixType:
     def shape(self) -> tuple[int, ...]:
         return (self.n,) if self.ndim == 1 else (self.n, self.m)
 
+    def scalar_and_shape(self) -> tuple[types.DataType, tuple[int, ...]]:
+        """The element type and shape, as ndarrays of this type store them.
+
+        >>> vector(3, "f4").scalar_and_shape()
+        (f32, (3,))
+        """
+        return self.dtype, self.shape
+
     def field(self, shape=None, name: str = "", **options):
         """A field of this type's elements, as ``ti.Vector.field``/``ti.Matrix.field``."""
         import sys

@@ -16,7 +16,6 @@ from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 from ti_notebook.lang.field import normalize_shape
-from ti_notebook.lang.matrix_types import MatrixType
 
 
 class Template:
@@ -49,9 +48,12 @@ class NdarrayType:
 
 
 def _element_type(dtype) -> tuple[types.DataType | None, tuple[int, ...]]:
-    """A scalar type, or a vector/matrix type's element type and shape."""
-    if isinstance(dtype, MatrixType):
-        return dtype.dtype, dtype.shape
+    """A scalar type, or a vector/matrix type's element type and shape (anything with
+    ``scalar_and_shape()``: ``lang/matrix_types.py`` makes those; reading the method, not
+    the class, keeps ``ndarray`` free of an import cycle through ``matrix``)."""
+    compound = getattr(dtype, "scalar_and_shape", None)
+    if compound is not None:
+        return compound()
     if dtype is None:
         return None, ()
     cfg = _config.current()
@@ -94,8 +96,9 @@ class Ndarray:
         ((3,), (2,), (3, 2), [1.0, 2.0])
     """
 
-    def __init__(self, dtype, shape) -> None:
-        self.dtype, self.element_shape = _element_type(dtype)
+    def __init__(self, dtype, shape, element_shape: tuple[int, ...] = ()) -> None:
+        self.dtype, own_shape = _element_type(dtype)
+        self.element_shape = own_shape or tuple(element_shape)
         if self.dtype is None:
             raise TiTypeError(f"ti.ndarray: {dtype!r} is not a type")
         self.shape = normalize_shape(shape)

@@ -194,6 +194,11 @@ def zero(x):
     return x * 0
 
 
+def one(x):
+    """``ti.one(x)``: ones of ``x``'s type and shape."""
+    return x * 0 + 1
+
+
 atomic_add = _kernel_only("atomic_add")
 atomic_sub = _kernel_only("atomic_sub")
 atomic_min = _kernel_only("atomic_min")
