@@ -38,14 +38,12 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import autodiff, compound_args, template_keys, types
+from ti_notebook.lang import autodiff, compound_args, kernel_params, template_keys, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang.compound_args import CompoundLauncher
 from ti_notebook.lang.data_oriented import BoundKernel, check_bindable, defined_in_class
 from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
-from ti_notebook.lang.ndarray import NdarrayType, Template
 from ti_notebook.lang.specialisation_label import label
-from ti_notebook.lang.struct_base import resolve
 from ti_notebook.runtime import profiler, random_streams
 from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
 
@@ -53,35 +51,6 @@ __all__ = ["Func", "Kernel", "func", "kernel", "reset_all_kernels"]
 
 _kernels: weakref.WeakSet = weakref.WeakSet()
 _COMPILE_LOCK = threading.RLock()
-
-
-def _param_of(func, p: inspect.Parameter, cfg, is_self: bool = False) -> Param:
-    ann = resolve_annotation(func, p.annotation)
-    if ann is Template or isinstance(ann, Template):
-        return Param(p.name, "template")
-    if is_self and ann is inspect.Parameter.empty:
-        return Param(p.name, "template")  # a data-oriented method's instance
-    if compound_args.is_compound(ann):  # a vector, matrix or struct: one slot per scalar
-        return Param(p.name, "compound", compound=compound_args.compound_type(ann))
-    if ann is NdarrayType or isinstance(ann, NdarrayType):
-        spec = ann if isinstance(ann, NdarrayType) else NdarrayType()
-        es = spec.element_shape
-        ndim = None if spec.ndim is None else spec.ndim + len(es)
-        return Param(p.name, "ndarray", spec.dtype, ndim, es)
-    if ann is inspect.Parameter.empty:
-        raise TiTypeError(
-            f"kernel '{func.__name__}': parameter '{p.name}' has no type annotation",
-            hint=f"annotate it, e.g. '{p.name}: ti.i32', '{p.name}: ti.template()' or "
-            f"'{p.name}: ti.types.ndarray()'",
-        )
-    dtype = resolve(ann)
-    if not isinstance(dtype, types.DataType):
-        raise TiTypeError(
-            f"kernel '{func.__name__}': parameter '{p.name}' has an unsupported annotation {ann!r}",
-            hint="use a scalar type (ti.i32, ti.f32, int, float), a vector/matrix type "
-            "(ti.types.vector(3, ti.f32)), a struct type, ti.template() or ti.types.ndarray()",
-        )
-    return Param(p.name, "scalar", dtype)
 
 
 def _forget_dead(kernel_ref, _dead_ref) -> None:
@@ -206,11 +175,10 @@ class Kernel(KernelBase):
 
     # -- specialisation --------------------------------------------------------------
     def params(self) -> list[Param]:
-        cfg = _config.current()
         if self._params is None or self._generation != _config.generation():
             method = defined_in_class(self.func)
             self._params = [
-                _param_of(self.func, p, cfg, is_self=method and k == 0)
+                kernel_params.param_of(self.func, p, is_self=method and k == 0)
                 for k, p in enumerate(self.signature.parameters.values())
             ]
             self._compiled.clear()
@@ -260,8 +228,8 @@ class Kernel(KernelBase):
                         f"argument '{param.name}' of kernel '{self.name}' must be a NumPy "
                         f"array or ti.ndarray, got {type(value).__name__}"
                     )
-                es = _element_shape(self.name, param, value, array)
-                _check_array(self.name, param, dtype, array.ndim)
+                es = kernel_params.element_shape(self.name, param, value, array)
+                kernel_params.check_array(self.name, param, dtype, array.ndim)
                 key.append((dtype.name, array.ndim, es))
                 dtype = param.dtype or dtype
                 concrete.append(Param(param.name, "ndarray", dtype, array.ndim, es))
@@ -363,7 +331,7 @@ class Kernel(KernelBase):
                     )
                 return self._last[1]
             if not args:
-                args = tuple(_example_value(p) for p in self.params())
+                args = tuple(kernel_params.example_value(p) for p in self.params())
             (_compiled, stages, _inputs), _ = self.compiled_for(args)
             return stages
         return self._last[1]
@@ -384,7 +352,7 @@ class Kernel(KernelBase):
                     f"kernel '{self.name}' has template or ndarray parameters",
                     hint=f'pass example arguments: kernel.stages(x, arr, arch="{arch}")',
                 )
-            args = tuple(_example_value(p) for p in params)
+            args = tuple(kernel_params.example_value(p) for p in params)
         _key, _runtime_args, templates, concrete = self._specialise(args)
         request = self._request(concrete, templates)
         request.backend = cuda_backend(compute_capability)
@@ -429,46 +397,6 @@ def _describe_for_profiler(
     if profiler.enabled:
         what = "cache load" if report.cache == "hit" else "compile"
         profiler.record_span(Span(what, kernel, name, started, time.monotonic_ns()))
-
-
-def _check_array(kernel_name: str, param: Param, dtype, ndim: int) -> None:
-    if param.dtype is not None and dtype is not param.dtype:
-        raise TiValueError(
-            f"argument '{param.name}' of kernel '{kernel_name}' must have dtype "
-            f"{param.dtype}, got {dtype}",
-            hint=f"convert it: a.astype(np.{param.dtype.np_dtype})",
-        )
-    if param.ndim is not None and ndim != param.ndim:
-        raise TiValueError(
-            f"argument '{param.name}' of kernel '{kernel_name}' must be {param.ndim}-D, "
-            f"got {ndim}-D"
-        )
-
-
-def _element_shape(kernel_name: str, param: Param, value, array) -> tuple[int, ...]:
-    """The vector/matrix shape of an ndarray argument's elements: the annotation's
-    (``ti.types.ndarray(dtype=ti.math.vec3)``), else the ``ti.ndarray``'s own, else ()."""
-    given = getattr(value, "element_shape", ())
-    if not param.element_shape:
-        return tuple(given)
-    wanted = param.element_shape
-    if (given and tuple(given) != wanted) or tuple(
-        array.shape[array.ndim - len(wanted) :]
-    ) != wanted:
-        raise TiValueError(
-            f"argument '{param.name}' of kernel '{kernel_name}' must hold elements of shape "
-            f"{wanted}, got an array of shape {tuple(array.shape)}",
-            hint=f"its last {len(wanted)} dimension(s) are the element: shape (..., "
-            + ", ".join(map(str, wanted))
-            + ")",
-        )
-    return wanted
-
-
-def _example_value(param: Param):
-    if param.kind == "compound":
-        return compound_args.example_value(param.compound.lang_type)
-    return 0.0 if param.dtype.is_float else 0
 
 
 def kernel(func) -> Kernel:
