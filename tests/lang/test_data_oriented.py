@@ -287,3 +287,17 @@ def test_offline_cache_tells_instances_and_attribute_values_apart(tmp_path):
     bigger.fill()
     assert bigger.fill.report["cache"] == "miss"
     assert bigger.x.to_numpy().tolist() == [0, 2, 4, 6, 8]
+
+
+def test_the_offline_cache_records_template_paths_through_self():
+    from ti_notebook.compiler import cache_keys, driver
+
+    a = Array(3, 2.0)
+    _key, _args, templates, params = Array.fill._specialise((a,))
+    _kernel_ir, inputs = driver.trace(Array.fill._request(params, templates))
+    dependencies, why = cache_keys.record_dependencies(inputs["captured"], templates)
+    assert why == ""
+    recorded = {path: value for scope, path, value in dependencies if scope == "<template>"}
+    assert recorded["self.n"] == "int:3" and recorded["self.scale"] == "float:2.0"
+    assert recorded["self.x"].startswith("field:") and recorded["self.value"].startswith("func:")
+    assert cache_keys.fingerprint(a) == f"data_oriented:{Array.__module__}.Array"
