@@ -339,3 +339,20 @@ def test_a_python_struct_value_read_by_a_kernel_is_a_constant_in_the_cache_key(t
     settings["value"] = Particle(pos=[1, 2, 3], mass=5)
     changed = make()
     assert changed() == 53.0 and changed.report["cache"] == "miss"
+
+
+def test_a_func_returns_a_field_element_as_it_is_when_it_returns():
+    s = Particle.field(shape=2)
+
+    @ti.func
+    def take(i):
+        return s[i], i + 1
+
+    @ti.kernel
+    def run() -> ti.f32:
+        s[0].mass = 1
+        taken = take(0)  # a tuple: a compile-time pair of values
+        s[0].mass = 50  # after the func returned: the pair keeps the value it had
+        return taken[0].mass * 10 + taken[1]
+
+    assert run() == 11.0

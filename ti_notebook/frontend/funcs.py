@@ -105,6 +105,14 @@ def return_from_func(ctx: TraceContext, node: ast.Return) -> None:
             "store the result in a local and return it at the end",
         )
     value = None if node.value is None else ctx.expr(node.value)
+    frame.return_value = _returned(ctx, value)
+
+
+def _returned(ctx: TraceContext, value):
+    """What a ti.func returns: values now, not places (``return s[i], p``: the struct
+    field's element as it is when the func returns)."""
+    if isinstance(value, tuple):
+        return tuple(_returned(ctx, item) for item in value)
     if isinstance(value, ir.AllocaStmt | VectorVariable | LoopIndex | StructSlots):
-        value = read(ctx, value)  # s[i] of a struct field: its value now
-    frame.return_value = value
+        return read(ctx, value)
+    return value
