@@ -34,7 +34,7 @@ from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.values import ComponentPointers, Slots, Vector
 from ti_notebook.ir import nodes as ir
-from ti_notebook.lang import types
+from ti_notebook.lang import matrix_types, types
 from ti_notebook.lang.matrix import MatrixField
 from ti_notebook.lang.matrix_types import MatrixType
 from ti_notebook.lang.struct_base import StructTypeBase as StructType
@@ -208,8 +208,10 @@ def infer_type(ctx: TraceContext, members: dict, node) -> StructType:
         elif isinstance(value, (Vector, list, tuple)):
             vector = value if isinstance(value, Vector) else Vector(list(value))
             dtype = ctx.builder.value(vector.items[0]).dtype if len(vector) else types.f32
-            n, m = (vector.shape[0], 1) if len(vector.shape) == 1 else vector.shape
-            found[key] = MatrixType(n, m, dtype, len(vector.shape))
+            if len(vector.shape) == 1:
+                found[key] = matrix_types.vector(vector.shape[0], dtype)
+            else:
+                found[key] = matrix_types.matrix(*vector.shape, dtype)
         elif isinstance(value, ir.Stmt) or is_constant(value):
             found[key] = ctx.builder.value(value).dtype
         else:
