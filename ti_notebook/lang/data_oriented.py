@@ -96,6 +96,8 @@ class BoundKernel:
 
     Calling it launches the kernel; ``stages``/``report`` describe the instance's own
     specialisation; every other attribute is the kernel's (``configure``, ``name``...).
+    Calling one of a class that is not ``@ti.data_oriented`` is an error (reading it is
+    not, so ``hasattr`` and tab completion keep working), as in Taichi.
     """
 
     __slots__ = ("kernel", "instance")
@@ -106,11 +108,13 @@ class BoundKernel:
 
     def __call__(self, *args, **kwargs):
         __tracebackhide__ = True
+        check_bindable(self.kernel.name, self.instance)
         return self.kernel(self.instance, *args, **kwargs)
 
     def stages(self, *args, **kwargs):
         """The kernel's stages for this instance (and ``args``, when it has more
         parameters)."""
+        check_bindable(self.kernel.name, self.instance)
         return self.kernel.stages(self.instance, *args, **kwargs)
 
     @property

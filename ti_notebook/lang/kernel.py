@@ -41,7 +41,7 @@ from ti_notebook.errors import (
 from ti_notebook.lang import autodiff, compound_args, kernel_params, template_keys, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang.compound_args import CompoundLauncher
-from ti_notebook.lang.data_oriented import BoundKernel, check_bindable, defined_in_class
+from ti_notebook.lang.data_oriented import BoundKernel, defined_in_class
 from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
 from ti_notebook.lang.specialisation_label import label
 from ti_notebook.runtime import profiler, random_streams
@@ -81,7 +81,6 @@ class Kernel(KernelBase):
         ``obj`` (``lang/data_oriented.py``)."""
         if instance is None or not defined_in_class(self.func):
             return self
-        check_bindable(self.name, instance)
         return BoundKernel(self, instance)
 
     @property

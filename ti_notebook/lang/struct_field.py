@@ -61,7 +61,9 @@ def _member_fields(struct_type: StructType, name: str) -> dict:
 
 
 class StructField:
-    """A field of struct values; ``s.mass`` is the member's own field."""
+    """A field of struct values; ``s.mass`` is the member's own field (a member named
+    like one of the field's own attributes, ``shape`` or ``fill``, is reached with
+    ``s.get_member_field("shape")``)."""
 
     def __init__(self, members: dict, struct_type: StructType, name: str) -> None:
         self._members = members
