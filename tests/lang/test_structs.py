@@ -356,3 +356,28 @@ def test_a_func_returns_a_field_element_as_it_is_when_it_returns():
         return taken[0].mass * 10 + taken[1]
 
     assert run() == 11.0
+
+
+def test_a_struct_field_in_a_sparse_layout():
+    Cell = ti.types.struct(v=ti.types.vector(2, ti.f32), m=ti.i32)
+    s = Cell.field()
+    ti.root.pointer(ti.i, 4).dense(ti.i, 4).place(s)
+
+    @ti.kernel
+    def activate():
+        for i in range(3, 9):
+            s[i].m = i
+
+    @ti.kernel
+    def visit() -> ti.i32:
+        count = 0
+        for i in s:  # the active blocks' cells: blocks 0, 1 and 2
+            count += 1
+            s[i].v.x = s[i].m * 2
+        return count
+
+    activate()
+    assert visit() == 12
+    expected = [0, 0, 0, 3, 4, 5, 6, 7, 8] + [0] * 7
+    assert s.to_numpy()["m"].tolist() == expected
+    assert s.v.to_numpy()[:, 0].tolist() == [2.0 * m for m in expected]
