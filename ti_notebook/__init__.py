@@ -117,6 +117,14 @@ from ti_notebook.lang.snode import (
     l,
     root,
 )
+from ti_notebook.lang.snode_ops import (
+    append,
+    deactivate_all_snodes,
+    get_addr,
+    length,
+    no_activate,
+    rescale_index,
+)
 from ti_notebook.lang.struct_field import StructField
 from ti_notebook.lang.struct_types import dataclass
 from ti_notebook.lang.struct_types import struct as _struct
@@ -298,6 +306,13 @@ __all__ = [
     "uint64",
     "vulkan",
     "x64",
+    # SNode builtins (lang/snode_ops.py)
+    "append",
+    "deactivate_all_snodes",
+    "get_addr",
+    "length",
+    "no_activate",
+    "rescale_index",
 ]
 
 # `%load_ext ti_notebook`; importing ti_notebook inside IPython registers the magics too.

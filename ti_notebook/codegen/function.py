@@ -245,6 +245,9 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
     def emit_ScratchFree(self, s: ir.ScratchFreeStmt):
         self.b.call(self.declare("tin_free", c.VOID, [c.PTR]), [self.v(s.buffer)])
 
+    def emit_Address(self, s: ir.AddressStmt):
+        return self.b.ptrtoint(self.v(s.ptr), c.I64)
+
     def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
         fn = self.declare("llvm.memset.p0.i64", c.VOID, [c.PTR, c.I8, c.I64, ll.IntType(1)])
         args = [self.v(s.ptr), ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)]

@@ -57,6 +57,7 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
     tracer.run_block(request.source.function_def.body)
     local_storage.check_none_pending(state)
     kernel = KernelIR(request.name, b.blocks[0], request.return_type)
+    kernel.no_activate = frozenset(state.no_activate)
     inputs = {"captured": state.captured, "funcs": state.reached_funcs}
     return kernel, dict(inputs, uncacheable=state.reads.refused)
 

@@ -23,7 +23,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import field_methods, structs
+from ti_notebook.frontend import field_methods, snode_builtins, structs
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import inline
@@ -49,6 +49,9 @@ def _hashable(value) -> bool:
 
 @HANDLERS.expression(ast.Call)
 def _call(ctx: TraceContext, node: ast.Call):
+    listed = snode_builtins.list_method(ctx, node)  # x[i].append(v) on a dynamic field
+    if listed is not snode_builtins.NOT_A_LIST_METHOD:
+        return listed
     func = ctx.expr(node.func)
     if isinstance(func, BoundMethod):
         keywords = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}

@@ -61,6 +61,7 @@ class KernelState:
     loops: list = dataclasses.field(default_factory=list)  # (stmt, parallel) innermost last
     pending_loop_config: dict = dataclasses.field(default_factory=dict)
     pending_block_local: tuple | None = None  # (fields, pos) of a ti.block_local before a loop
+    no_activate: set = dataclasses.field(default_factory=set)  # FieldRefs (ti.no_activate)
     returned: bool = False
     inline_depth: int = 0
     reads: Reads = dataclasses.field(init=False)  # every Python value read, as paths

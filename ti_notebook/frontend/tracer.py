@@ -32,6 +32,7 @@ from ti_notebook.frontend import (
     printing,
     random_ops,
     scalar_ops,
+    snode_builtins,
     sparse_ops,
     structs,
     vector_fill,
@@ -67,6 +68,7 @@ HANDLER_MODULES = (
     local_storage,
     random_ops,
     sparse_ops,
+    snode_builtins,
     structs,
 )
 DISPATCHER = Dispatcher(*(module.HANDLERS for module in HANDLER_MODULES))

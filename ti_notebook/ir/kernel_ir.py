@@ -22,6 +22,8 @@ class KernelIR:
     block: ir.Block
     return_type: DataType | None = None
     temps_size: int = 0  # bytes of kernel temporaries shared between tasks
+    # descriptors of the fields that ti.no_activate named: writes activate nothing
+    no_activate: frozenset = frozenset()
     report: dict = dataclasses.field(
         default_factory=lambda: {
             "tasks": [],

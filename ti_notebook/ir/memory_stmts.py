@@ -112,18 +112,44 @@ class AtomicOpStmt(Stmt):
 
 
 class SNodeOpStmt(Stmt):
-    """``ti.is_active/activate/deactivate(snode, indices)``; ``lower_access`` expands it.
+    """An SNode builtin; ``passes/lower_sparse.py`` expands it.
 
-    ``snode`` is the node's descriptor (:class:`~ti_notebook.ir.refs.NodeRef`);
-    ``indices`` are in the node's own index space (cells of ``snode.shape``).
+    ops: ``is_active``, ``activate``, ``deactivate`` (pointer/bitmasked: a cell; dynamic:
+    a list), ``length`` and ``append`` (dynamic: the old length), ``get_addr`` (u64).
+    ``snode`` is the node's descriptor (:class:`~ti_notebook.ir.refs.NodeRef`; a
+    ``FieldRef`` for ``get_addr`` on a field); ``indices`` are in the index space of
+    ``index_shape``: the node's own (``snode.shape``), or for the list ops of a dynamic
+    node its shape without the list axis. ``append`` stores ``values``, one per field
+    of ``fields`` (the components placed in the node), already of their types.
     """
 
-    operand_names = ("indices",)
+    operand_names = ("indices", "values")
     has_side_effect = True
 
-    def __init__(self, op: str, snode: NodeRef, indices: list[Stmt], dtype=None) -> None:
+    def __init__(
+        self,
+        op: str,
+        snode: NodeRef,
+        indices: list[Stmt],
+        dtype=None,
+        index_shape: tuple[int, ...] | None = None,
+        fields: tuple[FieldRef, ...] = (),
+        values: list[Stmt] | None = None,
+    ) -> None:
         super().__init__(dtype)
         self.op, self.snode, self.indices = op, snode, list(indices)
+        self.index_shape = tuple(snode.shape) if index_shape is None else tuple(index_shape)
+        self.fields, self.values = tuple(fields), list(values or [])
+
+
+class AddressStmt(Stmt):
+    """The address held by pointer ``ptr``, as a u64 (``ti.get_addr``)."""
+
+    operand_names = ("ptr",)
+
+    def __init__(self, ptr: Stmt, dtype: DataType) -> None:
+        super().__init__(dtype)
+        self.ptr = ptr
 
 
 class BlockLocalStmt(Stmt):

@@ -82,7 +82,8 @@ def _describe(stmt: ir.Stmt) -> str:
             rows = f" rows of {stmt.row_width}" if stmt.row_width else ""
             return f"offloaded {stmt.kind}{rng}{rows} {stmt.config or ''}".rstrip()
         case ir.SNodeOpStmt():
-            return f"{stmt.op} {stmt.snode.name}{_name(stmt.indices)}"
+            values = f" <- {_name(stmt.values)}" if stmt.values else ""
+            return f"{stmt.op} {stmt.snode.name}{_name(stmt.indices)}{values}"
         case ir.BlockLocalStmt():
             return f"block_local {', '.join(f.name for f in stmt.fields)}"
         case ir.LocalArrayStmt():

@@ -361,6 +361,11 @@ def place_with_shape(f, shape: tuple[int, ...]) -> None:
         _snode.root.dense(axes, shape).place(f)
 
 
+def live_trees() -> list:
+    """The trees that have fields bound (alive or destroyed), for ``ti.deactivate_all_snodes``."""
+    return list(_live_trees)
+
+
 def free_all_fields() -> None:
     """``ti.reset()``: frees every tree's memory and forgets ``ti.root``'s declarations."""
     for tree in list(_live_trees):

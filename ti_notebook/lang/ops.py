@@ -17,6 +17,7 @@ import random as _random
 import threading
 
 from ti_notebook.errors import TiSyntaxError
+from ti_notebook.lang.snode_ops import activate, deactivate, is_active  # noqa: F401 - ti.* names
 
 
 def _kernel_only(name: str):
@@ -207,7 +208,4 @@ atomic_and = _kernel_only("atomic_and")
 atomic_or = _kernel_only("atomic_or")
 atomic_xor = _kernel_only("atomic_xor")
 clock_counter = _kernel_only("clock_counter")
-is_active = _kernel_only("is_active")
-activate = _kernel_only("activate")
-deactivate = _kernel_only("deactivate")
 block_local = _kernel_only("block_local")

@@ -40,6 +40,10 @@ ij, ik, jk = (i, j), (i, k), (j, k)
 ijk, ijkl = (i, j, k), (i, j, k, l)
 
 
+def _axes_name(axes: tuple[int, ...]) -> str:
+    return "ti." + "".join("ijkl"[a] for a in axes)
+
+
 def _axes(axes) -> tuple[int, ...]:
     axes = axes if isinstance(axes, (tuple, list)) else (axes,)
     if not all(isinstance(a, Axis) for a in axes):
@@ -48,6 +52,9 @@ def _axes(axes) -> tuple[int, ...]:
     if len(set(found)) != len(found):
         raise TiValueError(f"an axis appears twice in {axes!r}")
     return found
+
+
+SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
 
 
 class SNode:
@@ -67,10 +74,22 @@ class SNode:
     def _child(self, kind: str, axes, dimensions) -> SNode:
         self.builder._check_open()
         axes = _axes(axes)
+        what = f"{kind}({_axes_name(axes)}, {dimensions!r})"
+        if self.kind == "dynamic":
+            raise TiValueError(
+                f"{what} under a dynamic node: a dynamic node holds fields only",
+                hint="make the dynamic level the innermost one and place the fields in it, "
+                "e.g. ti.root.dense(ti.i, n).dynamic(ti.j, m).place(x)",
+            )
         dims = dimensions if isinstance(dimensions, (tuple, list)) else (dimensions,) * len(axes)
+        if len(dims) == 1 and len(axes) > 1:  # Taichi: [4] is 4 along every axis
+            dims = tuple(dims) * len(axes)
         if len(dims) != len(axes):
-            raise TiValueError(f"{kind}({axes}, {dimensions}): one positive extent per axis")
-        dims = extents(dims, f"{kind}({axes}, {dimensions})")
+            raise TiValueError(
+                f"{what}: {len(dims)} extents for {len(axes)} axes",
+                hint="give one extent per axis, or a single one for all of them",
+            )
+        dims = extents(dims, what)
         node = SNode(self.builder, kind, self, axes, dims)
         self.children.append(node)
         return node
@@ -86,6 +105,17 @@ class SNode:
     def bitmasked(self, axes, dimensions) -> SNode:
         """A sparse level with one activity bit per cell."""
         return self._child("bitmasked", axes, dimensions)
+
+    def dynamic(self, axis, dimension, chunk_size=None) -> SNode:
+        """A list level: up to ``dimension`` cells along one axis, active from 0 to the
+        list's length (``ti.append``, ``ti.length``; see ``lang/dynamic.py``)."""
+        from ti_notebook.lang.dynamic import check_dynamic
+
+        axes = _axes(axis)
+        check_dynamic(self, axes, dimension, chunk_size)
+        node = self._child("dynamic", axis, dimension)
+        node.chunk_size = node.extents[0] if chunk_size is None else int(chunk_size)
+        return node
 
     def place(self, *fields, offset=None) -> SNode:
         """Places fields in this node's cells; ``place(x, y)`` interleaves them (AoS)."""
@@ -194,7 +224,7 @@ class SNode:
     __hash__ = object.__hash__
 
     def sparse_subtree(self):
-        """The pointer and bitmasked nodes of this node's subtree, itself included.
+        """The pointer, bitmasked and dynamic nodes of this node's subtree, itself included.
 
         A method, not a function of ``lang/sparse.py``: the passes call it on the nodes the
         IR holds, without importing the language layer.
@@ -208,12 +238,13 @@ class SNode:
         stack = [self]
         while stack:
             current = stack.pop()
-            if current.kind in ("pointer", "bitmasked"):
+            if current.kind in SPARSE_KINDS:
                 yield current
             stack.extend(current.children)
 
     def deactivate_all(self) -> None:
-        """Deactivates every cell of this sparse node (and clears what it held)."""
+        """Deactivates every cell of the sparse nodes in this node's subtree (itself
+        included) and clears what they held; a dynamic node's lists become empty."""
         from ti_notebook.lang.sparse import deactivate_all
 
         deactivate_all(self)
@@ -242,6 +273,9 @@ class FieldsBuilder:
 
     def bitmasked(self, axes, dimensions) -> SNode:
         return self.root.bitmasked(axes, dimensions)
+
+    def dynamic(self, axis, dimension, chunk_size=None) -> SNode:
+        return self.root.dynamic(axis, dimension, chunk_size)
 
     def place(self, *fields) -> SNode:
         return self.root.place(*fields)
@@ -283,13 +317,12 @@ class SNodeTree:
     def __init__(self, builder: FieldsBuilder) -> None:
         self.builder = builder
         size = _layout.layout_cells(builder.root)
-        self.sparse_nodes = [
-            n for n in _layout.walk(builder.root) if n.kind in ("pointer", "bitmasked")
-        ]
-        mask_offsets = {}
+        self.sparse_nodes = [n for n in _layout.walk(builder.root) if n.kind in SPARSE_KINDS]
+        mask_offsets = {}  # bits, or a dynamic node's lengths, after all cells
         for node in self.sparse_nodes:
+            size = _layout.align(size, 8)  # u32 bit words, i32 lengths: even after u8 cells
             mask_offsets[id(node)] = size
-            size += _plan.mask_bytes(node.cells_in_tree())
+            size += _plan.activity_bytes(node.kind, node.cells_in_tree(), node.extents)
         self.mask_offsets = mask_offsets
         self.nbytes = size
         _check_cell_counts(builder.root)

@@ -1,9 +1,14 @@
-"""Activity of sparse SNodes (``pointer``, ``bitmasked``) seen from Python.
+"""Activity of sparse SNodes (``pointer``, ``bitmasked``, ``dynamic``) seen from Python.
 
-Each sparse node has one bit per cell in its tree's bitmask region (the plan's
-``mask_offset``); a cell's storage is part of the tree's lazily committed region, so a
-``pointer`` cell costs memory only once written, and an inactive cell always holds
-zeros: deactivation clears the bit and zeroes (releases) the cell's storage.
+Each ``pointer``/``bitmasked`` node has one bit per cell in its tree's bitmask region
+(the plan's ``mask_offset``), a ``dynamic`` node one length per list
+(``lang/dynamic.py``); a cell's storage is part of the tree's lazily committed region, so
+a ``pointer`` cell costs memory only once written, and an inactive cell always holds
+zeros: deactivation clears the bit (or the length) and zeroes the cell's storage.
+
+``ti.is_active``, ``ti.activate`` and ``ti.deactivate`` work from Python as they do in a
+kernel (Taichi allows them in kernels only): the node, then an index in the node's own
+index space.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -12,8 +17,11 @@ zeros: deactivation clears the bit and zeroes (releases) the cell's storage.
     >>> block.dense(ti.i, 8).place(x)
     <ti.SNode dense>
     >>> x[9] = 1.0
-    >>> active_cells(block)
-    [1]
+    >>> active_cells(block), ti.is_active(block, 2)
+    ([1], 0)
+    >>> ti.deactivate(block, 1)
+    >>> x[9], active_cells(block)
+    (0.0, [])
 """
 
 from __future__ import annotations
@@ -22,11 +30,13 @@ import math
 
 import numpy as np
 
+from ti_notebook.errors import TiIndexError, TiTypeError
+from ti_notebook.lang import dynamic
 from ti_notebook.runtime.memory import before_host_access
 
 
-def _sparse_levels(layout):
-    return [level for level in layout.levels if level.is_sparse]
+def _bit_levels(layout):
+    return [level for level in layout.levels if level.has_bits]
 
 
 def _set_bit(memory, mask_offset: int, g: int) -> None:
@@ -34,12 +44,17 @@ def _set_bit(memory, mask_offset: int, g: int) -> None:
 
 
 def activate_path(field, index: tuple[int, ...]) -> None:
-    """Python-scope write: activates every sparse cell on the element's path."""
+    """Python-scope write: activates every sparse cell on the element's path (and makes
+    a dynamic list long enough to hold the element)."""
     layout = field._layout
     if not layout.is_sparse:
         return
-    for level in _sparse_levels(layout):
-        _set_bit(field._tree.memory, level.mask_offset, layout.cell_index(level, index))
+    memory = field._tree.memory
+    for level in layout.levels:
+        if level.has_bits:
+            _set_bit(memory, level.mask_offset, layout.cell_index(level, index))
+        elif level.is_dynamic:
+            dynamic.grow_to(layout, level, memory, index)
 
 
 def _bits(memory, level) -> np.ndarray:
@@ -52,29 +67,142 @@ def _bits(memory, level) -> np.ndarray:
 
 def active_elements(field) -> np.ndarray:
     """Field-shaped bool array: True where every sparse cell on the path is active."""
-    layout = field._layout
-    memory = field._tree.memory
+    return _active(field._layout, field._tree.memory)
+
+
+def _active(layout, memory) -> np.ndarray:
     active = np.ones(layout.shape, dtype=bool)
     grids = np.indices(layout.shape, dtype=np.int64)
-    for level in _sparse_levels(layout):
-        divisors = layout.cell_divisors(level)
-        cell = tuple(grids[a] // divisor for a, divisor in enumerate(divisors))
-        active &= _bits(memory, level)[cell]
+    for level in layout.levels:
+        if level.has_bits:
+            divisors = layout.cell_divisors(level)
+            cell = tuple(grids[a] // divisor for a, divisor in enumerate(divisors))
+            active &= _bits(memory, level)[cell]
+        elif level.is_dynamic:
+            active &= dynamic.active_mask(layout, level, memory)
     return active
 
 
 def active_cells(node) -> list[int]:
     """Row-major numbers of the active cells of a sparse node."""
-    level = node.layout().levels[-1]
+    layout = node.layout()
     memory = node.builder.tree.memory
     before_host_access(memory, write=False)  # a CUDA kernel may have changed the bits
-    return np.flatnonzero(_bits(memory, level)).tolist()
+    if layout.levels[-1].is_dynamic:
+        return np.flatnonzero(_active(layout, memory)).tolist()
+    return np.flatnonzero(_bits(memory, layout.levels[-1])).tolist()
 
 
+# -- ti.is_active / ti.activate / ti.deactivate from Python --------------------------------
+def _sparse_node(node, name: str, dynamic_ok: bool):
+    kind = getattr(node, "kind", None)
+    if kind in ("pointer", "bitmasked") or (dynamic_ok and kind == "dynamic"):
+        return node
+    if kind == "dynamic":
+        raise TiTypeError(
+            f"ti.{name}() works on pointer and bitmasked nodes, not on a dynamic node",
+            hint="a dynamic list's cells [0, ti.length(node, i)) are active; "
+            "ti.append adds one, ti.deactivate(node, i) empties the list",
+        )
+    raise TiTypeError(
+        f"ti.{name}() needs a pointer or bitmasked SNode, got "
+        + (f"a {kind} node" if kind else type(node).__name__),
+        hint="a dense cell is always active; pass the sparse node, e.g. x.snode.parent()",
+    )
+
+
+def _node_index(node, indices, name: str) -> tuple[int, ...]:
+    items = list(indices) if isinstance(indices, (tuple, list, np.ndarray)) else [indices]
+    shape = node.shape
+    if len(items) != len(shape):
+        raise TiIndexError(
+            f"ti.{name}() got {len(items)} index(es) for a {len(shape)}-D node of shape {shape}",
+            hint="indices are in the node's own index space, one per axis",
+        )
+    for i, extent in zip(items, shape, strict=True):
+        if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
+            raise TiTypeError(f"ti.{name}(): index {i!r} is not an integer")
+        if not 0 <= i < extent:
+            raise TiIndexError(f"ti.{name}(): index {tuple(items)} is outside shape {shape}")
+    return tuple(int(i) for i in items)
+
+
+def is_active(node, indices) -> int:
+    """``ti.is_active(node, I)``: 1 when the node's cell ``I`` and the sparse cells
+    above it are active, else 0."""
+    index = _node_index(_sparse_node(node, "is_active", False), indices, "is_active")
+    layout = node.layout()
+    memory = node.builder.tree.memory
+    before_host_access(memory, write=False)
+    for level in _bit_levels(layout):
+        g = layout.cell_index(level, index)
+        if not memory.buffer[level.mask_offset + (g >> 3)] & (1 << (g & 7)):
+            return 0
+    return 1
+
+
+def activate(node, indices) -> None:
+    """``ti.activate(node, I)``: activates cell ``I`` and the sparse cells above it."""
+    index = _node_index(_sparse_node(node, "activate", False), indices, "activate")
+    layout = node.layout()
+    memory = node.builder.tree.memory
+    before_host_access(memory, write=True)
+    for level in _bit_levels(layout):
+        _set_bit(memory, level.mask_offset, layout.cell_index(level, index))
+
+
+def deactivate(node, indices) -> None:
+    """``ti.deactivate(node, I)``: deactivates cell ``I`` and zeroes what it held (the
+    sparse cells inside it become inactive too); on a dynamic node, empties list ``I``."""
+    if _sparse_node(node, "deactivate", True).kind == "dynamic":
+        dynamic.clear_list(node, indices)
+        return
+    index = _node_index(node, indices, "deactivate")
+    layout = node.layout()
+    level = layout.levels[-1]
+    memory = node.builder.tree.memory
+    before_host_access(memory, write=True)
+    g = layout.cell_index(level, index)
+    byte, bit = level.mask_offset + (g >> 3), np.uint8(1 << (g & 7))
+    if not memory.buffer[byte] & bit:
+        return
+    memory.buffer[byte] &= ~bit
+    memory.zero(layout.address(index), level.cell_size)
+    for below in node.sparse_subtree():
+        if below is not node:
+            _clear_inside(node, index, below, memory)
+
+
+def _clear_inside(node, index: tuple[int, ...], below, memory) -> None:
+    """Deactivates the cells of sparse node ``below`` lying inside ``node``'s cell
+    ``index`` (their storage was zeroed with it)."""
+    plan = below.level_plan
+    ratios = [g // (node.shape[a] if a < len(node.shape) else 1) for a, g in enumerate(plan.grid)]
+    starts = [index[a] * r if a < len(index) else 0 for a, r in enumerate(ratios)]
+    inside = tuple(slice(s, s + r) for s, r in zip(starts, ratios, strict=True))
+    if plan.is_dynamic:
+        counts = dynamic.lengths(plan, memory)
+        axis = plan.axes[0]
+        counts[tuple(s for a, s in enumerate(inside) if a != axis)] = 0
+        return
+    bits = _bits(memory, plan)
+    bits[inside] = False
+    packed = np.packbits(bits.reshape(-1), bitorder="little")
+    memory.buffer[plan.mask_offset : plan.mask_offset + packed.size] = packed
+
+
+# -- deactivate_all ----------------------------------------------------------------------
 def deactivate_all(node) -> None:
-    """Clears a sparse node's bits (and those below it) and zeroes what its cells held."""
-    if node.kind not in ("pointer", "bitmasked"):
-        raise TypeError("deactivate_all() is for pointer and bitmasked nodes")
+    """Deactivates every sparse node in ``node``'s subtree (``node`` of any kind) and
+    zeroes what their cells held; dynamic lists become empty."""
+    covered: set[int] = set()
+    for sparse in node.sparse_subtree():
+        if id(sparse) not in covered:
+            _deactivate_all_cells(sparse)
+            covered.update(id(n) for n in sparse.sparse_subtree())
+
+
+def _deactivate_all_cells(node) -> None:
     layout = node.layout()
     level = layout.levels[-1]
     memory = node.builder.tree.memory
@@ -82,6 +210,8 @@ def deactivate_all(node) -> None:
     if node.parent().kind == "root":
         # All of the node's cells are one range: zeroing it returns the pages.
         memory.zero(level.offset, level.num_cells * level.cell_size)
+    elif level.is_dynamic:
+        dynamic.clear_lists(layout, level, memory)
     else:
         # Inactive cells already hold zeros: clear the active ones only.
         starts = layout.addresses()[_bits(memory, level)]
@@ -92,5 +222,4 @@ def deactivate_all(node) -> None:
             for start in starts.tolist():
                 memory.zero(start, level.cell_size)
     for sparse in node.sparse_subtree():
-        below = sparse.level_plan
-        memory.zero(below.mask_offset, (math.prod(below.grid) + 7) // 8)
+        memory.zero(*sparse.level_plan.activity_span)

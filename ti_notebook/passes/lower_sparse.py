@@ -1,5 +1,8 @@
 """Sparse SNodes in kernels: activation on write, guarded struct-fors, SNode builtins.
 
+Sparse levels are ``pointer``/``bitmasked`` (a bit per cell) and ``dynamic`` (a length
+per list: the cells ``[0, length)`` are active; ``passes/dynamic_lists.py``).
+
 Every inactive cell holds zeros (deactivation clears its storage), so reading needs no
 check. This pass adds what writes and loops need, all from the memory plan:
 
@@ -7,8 +10,11 @@ check. This pass adds what writes and loops need, all from the memory plan:
   cells on that path;
 - a struct-for over a sparse field (or a sparse node) runs its body for active cells;
 - ``ti.is_active``/``ti.activate``/``ti.deactivate`` become bit tests, sets and clears;
-  deactivating an active cell also zeroes its storage and clears the bits of the sparse
-  cells inside it, so a reactivated pointer block starts empty, as in Taichi.
+  deactivating an active cell also zeroes its storage and clears the bits (and list
+  lengths) of the sparse cells inside it, so a reactivated pointer block starts empty,
+  as in Taichi; ``ti.append``/``ti.length``/``ti.deactivate`` of a dynamic node work on
+  its lengths, and ``ti.get_addr`` becomes the element's address from the plan;
+- with ``ti.no_activate(x)`` a write to ``x`` activates nothing (``passes/no_activate.py``).
 """
 
 from __future__ import annotations
@@ -20,11 +26,13 @@ from ti_notebook.ir import transform, types
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
+from ti_notebook.passes import dynamic_lists, no_activate
 from ti_notebook.passes import plan_arith as arith
 
 
 def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     changed = _guard_sparse_struct_fors(kernel)
+    check = options is None or options.check_bounds
     for stmt in list(kernel.block.walk()):
         if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
             ptr = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else stmt.dest
@@ -33,10 +41,13 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
                 and ptr.field.layout().is_sparse
                 and not _visited_cell(ptr)
             ):
-                arith.activate(arith.Emitter(stmt), ptr.field.layout(), ptr.indices)
+                if ptr.field in kernel.no_activate:
+                    no_activate.store_if_active(kernel, stmt, ptr)
+                else:
+                    arith.activate(arith.Emitter(stmt), ptr.field.layout(), ptr.indices)
                 changed = True
         elif isinstance(stmt, ir.SNodeOpStmt):
-            _lower_snode_op(kernel, stmt)
+            _lower_snode_op(kernel, stmt, check)
             changed = True
     return changed
 
@@ -75,7 +86,7 @@ def _snapshot_if_activity_changes(task: ir.OffloadedStmt) -> None:
                 break
         elif (
             isinstance(stmt, ir.SNodeOpStmt)
-            and stmt.op in ("activate", "deactivate")
+            and stmt.op in ("activate", "deactivate", "append")
             and touches(stmt.snode.layout())
         ):
             break
@@ -118,18 +129,28 @@ def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
     return guarded
 
 
-def _lower_snode_op(kernel: KernelIR, stmt: ir.SNodeOpStmt) -> None:
+def _lower_snode_op(kernel: KernelIR, stmt: ir.SNodeOpStmt, check: bool) -> None:
     layout = stmt.snode.layout()
     emit = arith.Emitter(stmt)
     sparse_path = [level for level in layout.levels if level.is_sparse]
+    dynamic = getattr(stmt.snode, "kind", None) == "dynamic"
+    result = None
     if stmt.op == "is_active":
         result = arith.is_active(emit, layout, stmt.indices, sparse_path)
     elif stmt.op == "activate":
         arith.activate(emit, layout, stmt.indices)
-        result = None
+    elif stmt.op == "length":
+        result = dynamic_lists.length(emit, layout, stmt.indices)
+    elif stmt.op == "append":
+        result = dynamic_lists.append(emit, stmt, check)
+    elif stmt.op == "get_addr":
+        offset = arith.element_offset(emit, layout, stmt.indices)
+        ptr = emit(ir.PtrOffsetStmt(emit(ir.RootPtrStmt(layout.tree_id)), offset, types.u8))
+        result = emit(ir.AddressStmt(ptr, types.u64))
+    elif dynamic:
+        dynamic_lists.empty(emit, layout, stmt.indices)
     else:
         _deactivate(emit, stmt.snode, layout, stmt.indices)
-        result = None
     if result is not None:
         transform.replace_uses(kernel.block, stmt, result)
     stmt.parent.stmts.remove(stmt)
@@ -156,10 +177,13 @@ def _deactivate(emit: arith.Emitter, snode, layout, indices: list[ir.Stmt]) -> N
 
 
 def _clear_descendant_bits(emit, tree_id: int, level, deeper, indices: list[ir.Stmt]) -> None:
-    """Clears the bits of every ``deeper`` cell inside the ``level`` cell at ``indices``."""
+    """Clears the bits of every ``deeper`` cell inside the ``level`` cell at ``indices``
+    (for a dynamic ``deeper``: empties its lists there)."""
     ratios, origins = [], []
     for a, cells in enumerate(deeper.grid):
         ratio = cells // (level.grid[a] if a < len(level.grid) else 1)
+        if deeper.is_dynamic and a == deeper.axes[0]:
+            ratio = 1  # one iteration per list
         ratios.append(ratio)
         if a < len(indices):
             origins.append(emit.op("mul", indices[a], emit.const(ratio, types.i32)))
@@ -176,6 +200,9 @@ def _clear_descendant_bits(emit, tree_id: int, level, deeper, indices: list[ir.S
         )
     )
     body = emit.within(loop.body)
+    if deeper.is_dynamic:
+        dynamic_lists.reset_lengths(body, tree_id, deeper, loop)
+        return
     number: ir.Stmt = body.const(0, types.u32)
     for a, cells in enumerate(deeper.grid):
         coord = body(ir.CastStmt(body(ir.LoopIndexStmt(loop, a, types.i32)), types.u32))

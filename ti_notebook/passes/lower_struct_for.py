@@ -14,7 +14,8 @@ splits two or more axes, by splitting the position inside the leaf block (a few 
 
 Activation keeps the ancestors of an active cell active, so the deepest sparse level
 above the leaf decides whether a whole block is skipped; a sparse leaf's own bit is
-checked per cell (``passes/lower_sparse.py``). Every backend emits the same row loop
+checked per cell (``passes/lower_sparse.py``). A dynamic leaf's row is one list, and the
+row head skips the part of it past the list's length. Every backend emits the same row loop
 (``ir/control_stmts.StructForStmt`` says what it means); none re-derives the order.
 
     >>> from ti_notebook.ir import nodes as ir
@@ -88,6 +89,12 @@ def _lower(owner: ir.Stmt) -> None:
     else:
         corner = _cell_indices(head, layout, start)
     _skip_inactive_blocks(head, layout, loop, corner, start)
+    blocks = visit.skip_level(layout)
+    # The CUDA list of active blocks runs the row head for a block's first cell: a skip
+    # there drops the whole block, right only when that block is one list.
+    one_list = blocks is None or blocks[1] == rows.width
+    if layout.levels[-1].is_dynamic and not rows.whole_blocks and one_list:
+        _skip_past_length(head, layout, loop, corner, start, rows.width)
     # the cell: the corner plus the position in the row (or in the leaf block)
     old_body = list(owner.body.stmts)
     owner.body.stmts = []
@@ -186,6 +193,28 @@ def _skip_inactive_blocks(
         )
     )
     following = inner(ir.BinaryOpStmt("mul", blocks, size, types.u32, True))
+    inner(ir.SkipRowsStmt(loop, inner(ir.CastStmt(following, types.i32))))
+
+
+def _skip_past_length(
+    emit: arith.Emitter, layout: FieldLayout, loop: ir.Stmt, corner, start, width: int
+) -> None:
+    """A row of a dynamic leaf is one list: from the position where the list's length
+    ends, the rest of the row is skipped (cells before it are checked one by one,
+    ``passes/lower_sparse.py``). The length comes from the task's copy when it took one."""
+    level = layout.levels[-1]
+    position = corner[level.axes[0]]
+    length = emit(ir.GlobalLoadStmt(arith.length_ptr(emit, layout, level, corner, True)))
+    past = emit(ir.BinaryOpStmt("ge", position, length, types.i32))
+    branch = emit(ir.IfStmt(past))
+    inner = emit.within(branch.true_block)
+    size = inner.const(width, types.u32)
+    rows = inner(
+        ir.BinaryOpStmt(
+            "add", inner.op("floordiv", start, size), inner.const(1, types.u32), types.u32, True
+        )
+    )
+    following = inner(ir.BinaryOpStmt("mul", rows, size, types.u32, True))
     inner(ir.SkipRowsStmt(loop, inner(ir.CastStmt(following, types.i32))))
 
 

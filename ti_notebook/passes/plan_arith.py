@@ -6,11 +6,9 @@ builtins (``ti.is_active``...). Every number comes from ``field.layout()``.
 
 from __future__ import annotations
 
-import math
-
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import transform, types
-from ti_notebook.plan.layout import FieldLayout, LevelPlan, mask_bytes
+from ti_notebook.plan.layout import FieldLayout, LevelPlan
 
 
 class Emitter:
@@ -111,25 +109,65 @@ def mask_word(
 
 
 def mask_span(layout: FieldLayout) -> tuple[int, int]:
-    """(tree offset, bytes) of the activity bitmasks of ``layout``'s sparse levels (the
-    tree keeps them side by side, 64-bit words, after the cells)."""
+    """(tree offset, bytes) of the activity of ``layout``'s sparse levels: bitmasks and
+    dynamic lengths (the tree keeps them side by side, in 64-bit words, after the cells)."""
     spans = []
     for level in layout.levels:
         if level.is_sparse:
-            end = level.mask_offset + mask_bytes(math.prod(level.grid))
-            spans.append((level.mask_offset, end))
+            start, size = level.activity_span
+            spans.append((start, start + size))
     start = min(a for a, _ in spans)
     return start, max(b for _, b in spans) - start
 
 
+def list_number(
+    emit: Emitter, layout: FieldLayout, level: LevelPlan, indices: list[ir.Stmt | None]
+) -> ir.Stmt:
+    """Row-major number (u32) of the list of dynamic ``level`` holding ``indices`` (the
+    IR twin of ``FieldLayout.list_number``); the list axis's index is not read."""
+    number: ir.Stmt = emit.const(0, types.u32)
+    divisors = layout.cell_divisors(level)
+    for a, (cells, divisor) in enumerate(zip(level.grid, divisors, strict=True)):
+        if a != level.axes[0]:
+            coord = level_coordinate(emit, indices[a], divisor, None)
+            number = emit.op("add", emit.op("mul", number, emit.const(cells, types.u32)), coord)
+    return number
+
+
+def length_ptr(
+    emit: Emitter, layout: FieldLayout, level: LevelPlan, indices, snapshot: bool = False
+) -> ir.Stmt:
+    """Pointer to the i32 length of the list of dynamic ``level`` holding ``indices``;
+    ``snapshot`` reads the enclosing task's copy."""
+    number = emit(ir.CastStmt(list_number(emit, layout, level, indices), types.i64))
+    byte = emit.op("add", emit.op("mul", number, emit.const(4)), emit.const(level.mask_offset))
+    root = emit(ir.RootPtrStmt(layout.tree_id, snapshot))
+    return emit(ir.PtrOffsetStmt(root, byte, types.i32))
+
+
+def within_length(
+    emit: Emitter, layout: FieldLayout, level: LevelPlan, indices, snapshot: bool = False
+) -> ir.Stmt:
+    """i32 1 when ``indices``' position in its list is below the list's length."""
+    length = emit(ir.GlobalLoadStmt(length_ptr(emit, layout, level, indices, snapshot)))
+    return emit(ir.BinaryOpStmt("lt", indices[level.axes[0]], length, types.i32))
+
+
 def activate(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels=None) -> None:
-    """Sets the activity bits of the sparse cells on ``indices``' path.
+    """Sets the activity bits of the sparse cells on ``indices``' path (and makes a
+    dynamic list long enough to hold the element).
 
     The bit is read first and the (locked) atomic or runs only when it is clear: most
     writes go to cells that are already active.
     """
     for level in levels if levels is not None else layout.levels:
-        if level.is_sparse:
+        if level.is_dynamic:  # the list grows to hold the element (Taichi's rule)
+            ptr = length_ptr(emit, layout, level, indices)
+            needed = emit.op("add", indices[level.axes[0]], emit.i32(1))
+            short = emit(ir.BinaryOpStmt("lt", emit(ir.GlobalLoadStmt(ptr)), needed, types.i32))
+            branch = emit(ir.IfStmt(short))
+            emit.within(branch.true_block)(ir.AtomicOpStmt("max", ptr, needed))
+        elif level.has_bits:
             number = cell_number(emit, layout, level, indices)
             ptr, bit = mask_word(emit, layout.tree_id, level, number)
             word = emit(ir.GlobalLoadStmt(ptr))
@@ -145,9 +183,14 @@ def activate(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels=
 def is_active(
     emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt], levels, snapshot: bool = False
 ) -> ir.Stmt:
-    """i32 1 when every sparse level of ``levels`` holding ``indices`` is active."""
+    """i32 1 when every sparse level of ``levels`` holding ``indices`` is active (for a
+    dynamic level: the position is below the list's length)."""
     result = None
     for level in levels:
+        if level.is_dynamic:
+            hit = within_length(emit, layout, level, indices, snapshot)
+            result = hit if result is None else emit.op("logical_and", result, hit)
+            continue
         number = cell_number(emit, layout, level, indices)
         ptr, bit = mask_word(emit, layout.tree_id, level, number, snapshot)
         word = emit(ir.GlobalLoadStmt(ptr))

@@ -124,7 +124,7 @@ def _target(stmt: ir.Stmt):
         return stmt.indices, extents, f"ndarray argument {stmt.arg_index}"
     if isinstance(stmt, ir.SNodeOpStmt) and stmt.indices:
         # another index would set or read a bit of a neighbouring cell, or past the tree
-        return stmt.indices, list(stmt.snode.shape), f"ti.{stmt.op} on {stmt.snode.name}"
+        return stmt.indices, list(stmt.index_shape), f"ti.{stmt.op} on {stmt.snode.name}"
     return None
 
 

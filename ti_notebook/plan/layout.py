@@ -37,6 +37,20 @@ def mask_bytes(cells: int) -> int:
     return (cells + 63) // 64 * 8
 
 
+def activity_bytes(kind: str, cells: int, extents: tuple[int, ...]) -> int:
+    """Bytes a sparse level's activity takes in its tree: the bitmask of a ``pointer`` or
+    ``bitmasked`` level (:func:`mask_bytes`), or the ``i32`` lengths of a ``dynamic``
+    level, one per list (its cells over the whole tree divided by the list's capacity),
+    padded to 8 bytes. ``cells`` is the level's cells over the whole tree.
+
+        >>> activity_bytes("bitmasked", 100, (100,)), activity_bytes("dynamic", 4 * 8, (8,))
+        (16, 16)
+    """
+    if kind == "dynamic":
+        return (cells // extents[0] * 4 + 7) // 8 * 8
+    return mask_bytes(cells)
+
+
 @dataclasses.dataclass(frozen=True)
 class LevelPlan:
     """One SNode level on a field's path from the root."""
@@ -49,13 +63,35 @@ class LevelPlan:
     strides: tuple[int, ...]  # bytes between neighbouring cells along each axis
     offset: int  # byte offset of this level's cells inside the parent's cell
     num_cells: int  # cells of this level inside one parent cell
-    mask_offset: int | None  # sparse levels: tree offset of the activity bitmask
+    # sparse levels: tree offset of the activity bitmask, or of a dynamic level's lengths
+    mask_offset: int | None
     # per field axis: cells of this level along it over the whole tree (bitmask grid)
     grid: tuple[int, ...] = ()
 
     @property
     def is_sparse(self) -> bool:
+        """Whether some of the level's cells may be inactive (a struct-for skips them)."""
+        return self.kind in ("pointer", "bitmasked", "dynamic")
+
+    @property
+    def has_bits(self) -> bool:
+        """A ``pointer``/``bitmasked`` level: one activity bit per cell at ``mask_offset``."""
         return self.kind in ("pointer", "bitmasked")
+
+    @property
+    def is_dynamic(self) -> bool:
+        """A ``dynamic`` level: lists of at most ``extents[0]`` cells along ``axes[0]``; the
+        cells ``[0, length)`` of a list are active, its ``i32`` length is at
+        ``mask_offset + 4 * list number`` (:meth:`FieldLayout.list_number`)."""
+        return self.kind == "dynamic"
+
+    @property
+    def activity_span(self) -> tuple[int, int]:
+        """(tree offset, bytes) of this sparse level's bits or lengths."""
+        cells = 1
+        for count in self.grid:
+            cells *= count
+        return self.mask_offset, activity_bytes(self.kind, cells, self.extents)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,6 +183,21 @@ class FieldLayout:
         divisors = self.cell_divisors(level)
         for a, (cells, divisor) in enumerate(zip(level.grid, divisors, strict=True)):
             g = g * cells + index[a] // divisor
+        return g
+
+    def list_number(self, level: LevelPlan, index) -> int:
+        """Row-major number of the list of dynamic ``level`` holding ``index`` (the slot of
+        its length): the cell number with the list's own axis left out.
+
+            >>> lv = LevelPlan("dynamic", (1,), (8,), (1,), 4, (4,), 0, 8, 128, (3, 8))
+            >>> FieldLayout(0, "x", "i32", (3, 8), (lv,), 0, 4).list_number(lv, (2, 5))
+            2
+        """
+        g = 0
+        divisors = self.cell_divisors(level)
+        for a, (cells, divisor) in enumerate(zip(level.grid, divisors, strict=True)):
+            if a != level.axes[0]:
+                g = g * cells + index[a] // divisor
         return g
 
     def cell_divisors(self, level: LevelPlan) -> tuple[int, ...]:

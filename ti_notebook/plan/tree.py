@@ -32,7 +32,7 @@ class SNodePlan:
     cell_size: int
     strides: tuple[int, ...]
     offset: int  # of this node's cells inside the parent's cell
-    mask_offset: int | None  # sparse nodes: tree offset of the activity bitmask
+    mask_offset: int | None  # sparse nodes: tree offset of the activity bits (dynamic: lengths)
     fields: tuple[tuple[str, str, int], ...]  # (name, dtype, offset inside the cell)
     children: tuple[SNodePlan, ...]
 
@@ -49,7 +49,8 @@ class SNodePlan:
             head = [f"{pad}root: one cell of {self.cell_size} B"]
         else:
             axes = "".join("ijkl"[a] for a in self.axes)
-            bits = f", bits at +{self.mask_offset}" if self.mask_offset is not None else ""
+            what = "lengths" if self.kind == "dynamic" else "bits"
+            bits = f", {what} at +{self.mask_offset}" if self.mask_offset is not None else ""
             head = [
                 f"{pad}{self.kind}({axes}) extents={self.extents} cells={self.num_cells} x "
                 f"{self.cell_size} B strides={self.strides} at +{self.offset}{bits}"

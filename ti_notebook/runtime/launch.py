@@ -312,6 +312,13 @@ class CompiledKernel:
                 pos,
                 hint="check the loop bounds against the shape (indices start at 0)",
             )
+        if info["kind"] == "dynamic_full":  # passes/dynamic_lists.py
+            raise TiIndexError(
+                f"{info['message']}: it already holds every element it can",
+                pos,
+                hint="declare the dynamic node with a larger extent, or empty the list "
+                "(ti.deactivate(node, I)) before appending more",
+            )
         raise TiRuntimeError(info["message"], pos)
 
     def __del__(self) -> None:
