@@ -39,6 +39,7 @@ from ti_notebook.frontend import (
     sparse_ops,
     starred,
     static_checks,
+    structs,
     vector_fill,
     vector_methods,
     vectors,
@@ -79,6 +80,7 @@ HANDLER_MODULES = (
     python_builtins,
     starred,
     static_checks,
+    structs,
 )
 DISPATCHER = Dispatcher(*(module.HANDLERS for module in HANDLER_MODULES))
 
