@@ -46,6 +46,7 @@ from ti_notebook.lang.config import (
     vulkan,
     x64,
 )
+from ti_notebook.lang.data_oriented import data_oriented
 from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.func import Pyfunc, pyfunc
 from ti_notebook.lang.graph import graph
@@ -127,6 +128,10 @@ from ti_notebook.lang.snode_ops import (
     rescale_index,
 )
 from ti_notebook.lang.static_checks import static_assert, static_print
+from ti_notebook.lang.struct_field import StructField
+from ti_notebook.lang.struct_types import dataclass
+from ti_notebook.lang.struct_types import struct as _struct
+from ti_notebook.lang.struct_values import Struct
 from ti_notebook.lang.types import (
     f16,
     f32,
@@ -179,6 +184,7 @@ types = _Namespace(
     template=template,
     vector=_matrix_types.vector,
     matrix=_matrix_types.matrix,
+    struct=_struct,
     **{t.name: t for t in (f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64)},
 )
 
@@ -186,6 +192,9 @@ __all__ = [
     "Matrix",
     "MatrixField",
     "Vector",
+    "Struct",
+    "StructField",
+    "dataclass",
     "zero",
     "math",
     "pyfunc",
@@ -240,6 +249,7 @@ __all__ = [
     "cpu",
     "cuda",
     "current_arch",
+    "data_oriented",
     "deactivate",
     "errors",
     "exp",

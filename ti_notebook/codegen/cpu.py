@@ -42,7 +42,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         kernel: KernelIR,
         options: CompileOptions,
         capabilities: Capabilities,
-        arg_offsets: dict[int, int],
+        arg_offsets: dict,  # argument slot k, or ("return", k), -> context offset
         prefix: str | None = None,
     ) -> None:
         super().__init__(kernel, options, capabilities, arg_offsets, prefix)

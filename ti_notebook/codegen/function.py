@@ -296,7 +296,8 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         self.b.branch(self.loop_targets[-1][0])
 
     def emit_Return(self, s: ir.ReturnStmt):
-        self.b.store(self.v(s.value), self.ctx_pointer(c.CTX_RETURN))
+        offset = self.gen.arg_offsets.get(("return", s.slot), c.CTX_RETURN)
+        self.b.store(self.v(s.value), self.ctx_pointer(offset))
 
     def emit_Print(self, s: ir.PrintStmt):
         print_id = self.gen.register_print(s)

@@ -44,7 +44,7 @@ class ModuleGeneratorBase:
         kernel: KernelIR,
         options: CompileOptions,
         capabilities: Capabilities,
-        arg_offsets: dict[int, int],
+        arg_offsets: dict,  # argument slot k, or ("return", k), -> context offset
         prefix: str | None = None,
     ) -> None:
         self.kernel = kernel

@@ -79,7 +79,7 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
         kernel: KernelIR,
         options: CompileOptions,
         capabilities: Capabilities,
-        arg_offsets: dict[int, int],
+        arg_offsets: dict,  # argument slot k, or ("return", k), -> context offset
         prefix: str | None = None,
         device: CudaDevice | None = None,
     ) -> None:

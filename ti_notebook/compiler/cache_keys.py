@@ -30,11 +30,13 @@ import hashlib
 import json
 from pathlib import Path
 
+from ti_notebook.compiler.request import CompoundType
 from ti_notebook.frontend.fingerprint import fingerprint
 from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE, closure_vars, scope_of
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.func import Func
 from ti_notebook.lang.snode import SNode
+from ti_notebook.lang.struct_base import StructTypeBase
 from ti_notebook.version import __version__
 
 FORMAT_VERSION = 1
@@ -133,8 +135,13 @@ def pre_key(request, target: dict) -> str | None:
             return None
     params = [
         (p.name, p.kind, p.dtype.name if p.dtype else None, p.ndim, p.element_shape)
+        + ((p.compound.description,) if p.compound is not None else ())
         for p in request.params
     ]
+    # the methods of struct types a parameter or the return value has: their code
+    methods = [fingerprint(t) for t in compound_types(request)]
+    if None in methods:
+        return None
     return _digest(
         target,
         request.source.text,
@@ -142,16 +149,35 @@ def pre_key(request, target: dict) -> str | None:
         params,
         request.return_type.name if request.return_type else None,
         templates,
+        *([methods] if methods else []),
         [repr(v) for v in request.options.codegen_key()],
         request.backend.capabilities.key(),
     )
+
+
+def compound_types(request) -> list:
+    """The struct types of the request's compound parameters and return value, nested
+    ones included: their ``@ti.func`` methods are code the kernel may inline."""
+    found = []
+    roots = [p.compound.lang_type for p in request.params if p.compound is not None]
+    if isinstance(request.return_type, CompoundType):
+        lang_type = request.return_type.lang_type
+        roots.extend(lang_type if isinstance(lang_type, tuple) else [lang_type])
+    while roots:
+        value = roots.pop()
+        if isinstance(value, StructTypeBase) and all(value is not t for t in found):
+            found.append(value)
+            roots.extend(value.members.values())
+    return found
 
 
 def full_key(pre: str, dependencies: list) -> str:
     return _digest(pre, dependencies)
 
 
-def record_dependencies(captured: dict, template_values: dict) -> tuple[list | None, str]:
+def record_dependencies(
+    captured: dict, template_values: dict, compounds: list = ()
+) -> tuple[list | None, str]:
     """``([[scope, path, fingerprint], ...], "")`` from a trace, or ``(None, why)`` when
     the kernel cannot be cached.
 
@@ -161,7 +187,7 @@ def record_dependencies(captured: dict, template_values: dict) -> tuple[list | N
     kernel's, the template arguments', or a ``ti.func``'s reached through a path before.
     """
     dependencies, covered = [], set()
-    scopes = _template_scopes(template_values)
+    scopes = _template_scopes(template_values, compounds)
     for value in template_values.values():
         _cover(value, covered)
     for key, value in captured.items():
@@ -191,19 +217,25 @@ def _cover(value, covered: set) -> None:
             _cover(item, covered)
 
 
-def _template_scopes(template_values: dict) -> dict:
+def _template_scopes(template_values: dict, compounds: list = ()) -> dict:
     scopes = {KERNEL_SCOPE: None, TEMPLATE_SCOPE: None}
-    for value in template_values.values():
+    for value in [*template_values.values(), *compounds]:
         _add_scope(scopes, value)
     return scopes
 
 
 def _add_scope(scopes: dict, value) -> None:
+    """The scopes of funcs a value leads to: a func's own, a struct type's methods'."""
     if isinstance(value, Func):
         scopes.setdefault(scope_of(value.func), value.func)
+    elif isinstance(value, StructTypeBase):
+        for method in value.methods.values():
+            _add_scope(scopes, method)
 
 
-def dependencies_hold(dependencies: list, kernel_function, template_values: dict):
+def dependencies_hold(
+    dependencies: list, kernel_function, template_values: dict, compounds: list = ()
+):
     """The current values of the recorded paths when each still has its recorded
     fingerprint (resolved without tracing), else None.
 
@@ -215,7 +247,7 @@ def dependencies_hold(dependencies: list, kernel_function, template_values: dict
         >>> dependencies_hold([["<kernel>", "K.real", "int:4"]], body, {}) is None
         True
     """
-    scopes = _template_scopes(template_values)
+    scopes = _template_scopes(template_values, compounds)
     scopes[KERNEL_SCOPE] = kernel_function
     values = []
     for scope, path, expected in dependencies:

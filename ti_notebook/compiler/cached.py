@@ -30,7 +30,7 @@ from ti_notebook.compiler import cache_keys, cache_policy
 from ti_notebook.compiler.backends.base import Artifact
 from ti_notebook.compiler.driver import compile_kernel
 from ti_notebook.compiler.report import KernelReport
-from ti_notebook.compiler.request import CompileRequest
+from ti_notebook.compiler.request import CompileRequest, return_count, return_slots
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.runtime.cache import CacheStore
 
@@ -51,7 +51,9 @@ class _Hooks:
     def prefix(self, inputs: dict) -> str | None:
         self.captured = inputs["captured"]
         self.dependencies, self.why_not = cache_keys.record_dependencies(
-            inputs["captured"], self.request.template_values
+            inputs["captured"],
+            self.request.template_values,
+            cache_keys.compound_types(self.request),
         )
         if inputs.get("uncacheable"):  # tracing read something it cannot follow
             self.dependencies, self.why_not = None, inputs["uncacheable"]
@@ -87,7 +89,10 @@ def compile_cached(request: CompileRequest):
         if not isinstance(dependencies, list) or not isinstance(key, str):
             continue
         values = cache_keys.dependencies_hold(
-            dependencies, request.source.func, request.template_values
+            dependencies,
+            request.source.func,
+            request.template_values,
+            cache_keys.compound_types(request),
         )
         if values is None:
             continue
@@ -158,8 +163,11 @@ def _load(store: CacheStore, key: str, request: CompileRequest, started: float, 
     address = cache_policy.loaded.get(key) or backend.load_code(artifact)
     cache_policy.loaded[key] = address
     report = KernelReport.from_dict(header["report"])
-    layout = backend.arg_layout(request.params, list(report.written_arguments))
-    compiled = backend.launchable(request.name, address, layout, request.return_type, artifact)
+    returns = return_count(request.return_type)
+    layout = backend.arg_layout(request.params, list(report.written_arguments), returns)
+    compiled = backend.launchable(
+        request.name, address, layout, return_slots(request.return_type), artifact
+    )
     report = dataclasses.replace(report, cache="hit", compile_time_s=time.perf_counter() - started)
     texts = header["stages"]
     stages = Stages(

@@ -22,9 +22,9 @@ import ast
 import time
 
 from ti_notebook.compiler.report import KernelReport
-from ti_notebook.compiler.request import CompileRequest, Param
+from ti_notebook.compiler.request import CompileRequest, Param, return_count, return_slots
 from ti_notebook.compiler.stages import Stages
-from ti_notebook.frontend import local_storage
+from ti_notebook.frontend import compound_io, local_storage
 from ti_notebook.frontend.tracer import kernel_tracer
 from ti_notebook.frontend.values import NdarrayArg
 from ti_notebook.ir import nodes as ir
@@ -47,6 +47,9 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
             arg = NdarrayArg(slot, param.dtype, outer, param.name, param.element_shape)
             tracer.bind(param.name, arg)
             slot += 1
+        elif param.kind == "compound":  # a vector/matrix/struct: one slot per scalar
+            tracer.bind(param.name, compound_io.argument(tracer, param.compound, slot))
+            slot += len(param.compound.leaves)
         else:
             arg = b.emit(ir.ArgLoadStmt(slot, param.dtype))
             tracer.bind(param.name, arg)
@@ -61,7 +64,7 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
 
 def written_arguments(block: ir.Block, params: list[Param]) -> list[str]:
     """The names of the ndarray arguments the kernel stores into (plainly or atomically)."""
-    slots = [p.name for p in params if p.kind != "template"]
+    slots = [p.name for p in params for _ in range(p.slots)]
     written = set()
     for stmt in block.walk():
         target = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else None
@@ -85,14 +88,17 @@ def compile_kernel(request: CompileRequest, hooks=None) -> tuple[object, Stages,
     ir_text = format_block(kernel.block)
     records = pipeline.run(kernel, request.options, backend.capabilities, backend.passes)
     ir_optimized = format_block(kernel.block)
-    layout = backend.arg_layout(request.params, kernel.report["written_arguments"])
+    returns = return_count(request.return_type)
+    layout = backend.arg_layout(request.params, kernel.report["written_arguments"], returns)
     prefix = hooks.prefix(inputs) if hooks is not None else None
     module_text, artifact = backend.generate(kernel, request.options, layout.offsets, prefix)
     keep = hooks is not None and hooks.wants_object
     entry, optimized = backend.load(module_text, artifact, keep_code=keep)
     if keep:
         hooks.keep(artifact)
-    compiled = backend.launchable(request.name, entry, layout, request.return_type, artifact)
+    compiled = backend.launchable(
+        request.name, entry, layout, return_slots(request.return_type), artifact
+    )
     notes = dict(kernel.report, pass_records=[r.to_dict() for r in records])
     notes["compile_time_s"] = time.perf_counter() - started
     stages = Stages(

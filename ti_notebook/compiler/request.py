@@ -8,7 +8,7 @@ session's ``Config``; nothing here reads that object.
 
     >>> from ti_notebook.ir.types import f32
     >>> Param("x", "scalar", f32)
-    Param(name='x', kind='scalar', dtype=f32, ndim=None, element_shape=())
+    Param(name='x', kind='scalar', dtype=f32, ndim=None, element_shape=(), compound=None)
     >>> CacheSettings(enabled=False).policy
     'lru'
 """
@@ -24,14 +24,67 @@ from ti_notebook.ir.types import DataType
 
 
 @dataclasses.dataclass(frozen=True)
+class CompoundType:
+    """A vector/matrix/struct parameter or return value (or a tuple of return values),
+    as the compiler sees it: flattened into scalar ``leaves``, one argument or return
+    slot each, in order. ``lang_type`` is the language's type, from which the frontend
+    rebuilds the value; ``description`` is its canonical text (cache keys).
+
+        >>> from ti_notebook.ir.types import f32, i32
+        >>> pair = CompoundType(None, (f32, i32), "tuple(f32,i32)")
+        >>> pair.name, len(pair.leaves)
+        ('tuple(f32,i32)', 2)
+    """
+
+    lang_type: object
+    leaves: tuple[DataType, ...]
+    description: str
+    paths: tuple[str, ...] = ()  # each leaf as code names it: "[1]", ".pos[0]" (errors)
+
+    @property
+    def name(self) -> str:
+        return self.description
+
+
+@dataclasses.dataclass(frozen=True)
 class Param:
-    """A kernel parameter: ``kind`` is scalar, template or ndarray."""
+    """A kernel parameter: ``kind`` is scalar, template, ndarray or compound."""
 
     name: str
     kind: str
     dtype: DataType | None = None
     ndim: int | None = None  # ndarrays: the array's dimensions, element dimensions included
     element_shape: tuple[int, ...] = ()  # ndarrays of vectors/matrices: (n,) or (n, m)
+    compound: CompoundType | None = None  # compound: its type and scalar slots
+
+    @property
+    def slots(self) -> int:
+        """How many runtime argument slots it takes (templates none, compounds one per
+        scalar)."""
+        if self.kind == "template":
+            return 0
+        return len(self.compound.leaves) if self.compound is not None else 1
+
+
+def return_slots(return_type) -> DataType | tuple[DataType, ...] | None:
+    """What the launcher reads back: one scalar (a DataType), a compound's scalars (a
+    tuple of them), or nothing.
+
+        >>> from ti_notebook.ir.types import f32
+        >>> return_slots(f32), return_slots(CompoundType(None, (f32, f32), "v")), return_slots(None)
+        (f32, (f32, f32), None)
+    """
+    if isinstance(return_type, CompoundType):
+        return return_type.leaves
+    return return_type
+
+
+def return_count(return_type) -> int:
+    """How many return slots a kernel writes."""
+    slots = return_slots(return_type)
+    if slots is None:
+        return 0
+    return len(slots) if isinstance(slots, tuple) else 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +105,7 @@ class CompileRequest:
     source: FunctionSource
     params: list[Param]
     template_values: dict  # param name -> value
-    return_type: DataType | None
+    return_type: DataType | CompoundType | None
     options: CompileOptions
     backend: Backend
     cache: CacheSettings = dataclasses.field(default_factory=CacheSettings)

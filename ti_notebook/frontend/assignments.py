@@ -31,6 +31,7 @@ from ti_notebook.frontend.matrix_types import convert
 from ti_notebook.frontend.operands import binary, is_static_call, static_eval, unpack
 from ti_notebook.frontend.operators import BINARY_OPS
 from ti_notebook.frontend.places import atomic_update, declare, load, lvalue, store
+from ti_notebook.frontend.struct_values import StructSlots
 from ti_notebook.frontend.values import LoopIndex, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
@@ -114,7 +115,7 @@ def assign(ctx: TraceContext, target: ast.expr, value) -> None:
     """``target = value``: declares, stores, or unpacks into several targets."""
     if isinstance(target, ast.Name):
         current = ctx.find_local(target.id)
-        if isinstance(current, (ir.AllocaStmt, VectorVariable)):
+        if isinstance(current, (ir.AllocaStmt, VectorVariable, StructSlots)):
             store(ctx, lvalue(ctx, target), value, target)
         elif isinstance(current, LoopIndex):
             raise ctx.error(

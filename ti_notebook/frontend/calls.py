@@ -24,7 +24,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import field_methods, matrix_types, snode_builtins
+from ti_notebook.frontend import field_methods, matrix_types, snode_builtins, structs
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import inline
@@ -34,7 +34,9 @@ from ti_notebook.frontend.values import BoundMethod, Vector
 from ti_notebook.frontend.vector_methods import call_method
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import ops, types
+from ti_notebook.lang.data_oriented import BoundKernel
 from ti_notebook.lang.func import Func, KernelBase
+from ti_notebook.lang.struct_types import StructType
 
 HANDLERS = Handlers()
 
@@ -66,7 +68,9 @@ def _call(ctx: TraceContext, node: ast.Call):
         return handler(ctx, node)
     if isinstance(func, Func):
         return inline(ctx, func, node)
-    if isinstance(func, KernelBase):
+    if isinstance(func, StructType):
+        return structs.construct_call(ctx, func, node)
+    if isinstance(func, (KernelBase, BoundKernel)):
         raise ctx.error(
             TiSyntaxError,
             node,

@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import ast
 
+from ti_notebook.compiler.request import CompoundType
 from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend import compound_io
 from ti_notebook.frontend.context import STATIC, TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import return_from_func
 from ti_notebook.frontend.operands import check_scalar, static_condition, static_eval
+from ti_notebook.frontend.struct_values import is_struct
 from ti_notebook.frontend.values import Vector
 from ti_notebook.ir import nodes as ir
 
@@ -138,8 +141,18 @@ def _return(ctx: TraceContext, node: ast.Return) -> None:
     if node.value is None:
         raise ctx.error(TiTypeError, node, "this kernel must return a value")
     value = ctx.expr(node.value)
-    if isinstance(value, (Vector, tuple, list)):
-        raise ctx.error(TiTypeError, node.value, "kernels return one scalar value")
+    if isinstance(state.return_type, CompoundType):  # a vector, struct or tuple
+        compound_io.emit_return(ctx, value, state.return_type, node)
+        state.returned = True
+        return
+    if isinstance(value, (Vector, tuple, list)) or is_struct(value):
+        raise ctx.error(
+            TiTypeError,
+            node.value,
+            f"this kernel returns one scalar ({state.return_type})",
+            "annotate the return type to return more: '-> ti.types.vector(3, ti.f32)', "
+            "a struct type, or '-> tuple[ti.i32, ti.f32]'",
+        )
     value = ctx.builder.cast(value, state.return_type)
     ctx.builder.emit(ir.ReturnStmt(value))
     state.returned = True

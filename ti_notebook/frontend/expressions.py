@@ -25,11 +25,12 @@ from __future__ import annotations
 import ast
 
 from ti_notebook.errors import TiError, TiIndexError, TiSyntaxError, TiTypeError
+from ti_notebook.frontend import structs
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.matrix_constructors import kernel_constructor
 from ti_notebook.frontend.operands import static_eval
-from ti_notebook.frontend.places import load, lvalue, read
+from ti_notebook.frontend.places import load, lvalue, read, struct_element
 from ti_notebook.frontend.pointers import (
     index_values,
     is_matrix_field,
@@ -39,10 +40,12 @@ from ti_notebook.frontend.pointers import (
     subscript_pointer,
 )
 from ti_notebook.frontend.starred import display_items
+from ti_notebook.frontend.struct_values import is_struct
 from ti_notebook.frontend.values import NdarrayArg, Vector
 from ti_notebook.frontend.vectors import vector_attribute, vector_element
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import types
+from ti_notebook.lang.struct_field import StructField
 
 HANDLERS = Handlers()
 
@@ -107,6 +110,8 @@ def _attribute(ctx: TraceContext, node: ast.Attribute):
         raise ctx.error(TiSyntaxError, node, f"ndarray arguments have no '.{node.attr}'")
     if isinstance(base, Vector):
         return vector_attribute(ctx, base, node)
+    if is_struct(base):
+        return structs.member(ctx, base, node)
     if isinstance(base, ir.Stmt):
         raise ctx.error(TiSyntaxError, node, f"a kernel value has no attribute '{node.attr}'")
     if isinstance(base, type) and kernel_constructor(base, node.attr) is not None:
@@ -142,6 +147,12 @@ def _subscript(ctx: TraceContext, node: ast.Subscript):
         return load_matrix(ctx, base, index_values(ctx, node.slice), node)
     if is_matrix_ndarray(base):
         return load(ctx, ndarray_element_slots(ctx, base, index_values(ctx, node.slice), node))
+    if isinstance(base, StructField):
+        return struct_element(ctx, base, index_values(ctx, node.slice), node)
+    if is_struct(base):
+        raise ctx.error(
+            TiTypeError, node, f"'{ast.unparse(node.value)}' is a struct and cannot be indexed"
+        )
     if isinstance(base, (tuple, list)):
         index = static_eval(ctx, node.slice)
         if not isinstance(index, int):

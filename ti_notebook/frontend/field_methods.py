@@ -36,9 +36,10 @@ from ti_notebook.lang.field import Field
 from ti_notebook.lang.matrix import MatrixField
 from ti_notebook.lang.ndarray import Ndarray
 from ti_notebook.lang.snode import FieldsBuilder, SNode, SNodeTree
+from ti_notebook.lang.struct_field import StructField
 
-_CONTAINERS = (Field, MatrixField, SNode, Ndarray, SNodeTree, FieldsBuilder)
-_QUERIES = {"parent", "path", "layout", "plan", "label", "component_layouts"}
+_CONTAINERS = (Field, MatrixField, StructField, SNode, Ndarray, SNodeTree, FieldsBuilder)
+_QUERIES = {"parent", "path", "layout", "plan", "label", "component_layouts", "get_member_field"}
 _FIELD, _INDEX, _VALUE, _GROUPED = "__ti_fill_field__", "__ti_fill_I__", "__ti_fill_v__", "__ti_g__"
 
 

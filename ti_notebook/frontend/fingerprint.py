@@ -6,10 +6,12 @@ attribute path (``frontend/recorder.py``) print as follows:
 
 - numbers, strings, enum members, tuples, lists, dicts and small arrays: their value;
 - fields and SNodes: their memory plan; ``ti.func``\\ s: their source and defaults;
+  struct types: their members' types and their methods' prints;
 - ``ti.Vector``/``ti.Matrix`` values: their element type and items; vector and matrix
   types (``ti.math.vec3``): their shape and element type;
-- namespaces (modules, classes, ``types.SimpleNamespace``): their name only, because
-  the recorder follows every attribute read from them as a path of its own;
+- namespaces (modules, classes, ``types.SimpleNamespace``, ``@ti.data_oriented``
+  instances): their name only, because the recorder follows every attribute read from
+  them as a path of its own;
 - plain Python functions, which run while compiling (``range(helper(4))``): everything
   that decides what they return - their code (nested code objects and the names they
   use included), closure cells, defaults, and the globals their code names (recursively
@@ -48,11 +50,15 @@ from pathlib import Path
 import numpy as np
 
 from ti_notebook.ir.types import DataType
+from ti_notebook.lang.data_oriented import is_data_oriented
 from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.func import Func, KernelBase
 from ti_notebook.lang.matrix import Matrix, MatrixField
 from ti_notebook.lang.snode import SNode
+from ti_notebook.lang.struct_base import StructTypeBase, describe
+from ti_notebook.lang.struct_field import StructField
+from ti_notebook.lang.struct_values import Struct
 
 _MAX_DEPTH = 32  # a deeper chain of functions and namespaces is not worth following
 _ARRAY_LIMIT = 1 << 20
@@ -145,6 +151,8 @@ class _Printer:
         from_compiler = _compiler_value(value, names)
         if from_compiler is not None:
             return from_compiler or None
+        if is_data_oriented(value):  # its attributes are paths of their own, or named
+            return self.namespace(value, names)
         if compiler_owned(value):
             return f"ti:{value.__name__ if inspect.ismodule(value) else _named(value)}"
         if id(value) in self.active:
@@ -214,6 +222,8 @@ class _Printer:
             if version is not None:
                 return f"lib:{_named(value)}@{version}"
             head = f"class:{_named(value)}"
+        elif is_data_oriented(value):
+            head = f"data_oriented:{_named(type(value))}"
         else:
             head = "namespace"
         if names is None:
@@ -271,6 +281,19 @@ def _compiler_value(value, names) -> str | None:
     if isinstance(value, MatrixField):
         parts = [_compiler_value(c, names) for c in value.components]
         return "" if "" in parts else f"matrix_field:{value.n}x{value.m}:{parts}"
+    if isinstance(value, StructField):
+        parts = [_compiler_value(member, names) for member in value.members.values()]
+        return "" if "" in parts else f"struct_field:{value.keys}:{parts}"
+    if isinstance(value, Struct):  # a Python struct value read by a kernel: its members
+        members = _Printer().print(dict(value.items), None)
+        struct_type = value._type
+        of_type = "untyped" if struct_type is None else _compiler_value(struct_type, names)
+        return "" if members is None or of_type == "" else f"struct:{of_type}:{members}"
+    if isinstance(value, StructTypeBase):  # its layout, and its methods' code
+        methods = [(k, _Printer().print(m, None)) for k, m in sorted(value.methods.items())]
+        if any(printed is None for _, printed in methods):
+            return ""
+        return f"struct_type:{describe(value)}:{methods}"
     if isinstance(value, SNode):
         try:
             return f"snode:{relocatable(value.layout())!r}"

@@ -31,9 +31,13 @@ from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.matrix_types import convert
 from ti_notebook.frontend.places import declare, read
+from ti_notebook.frontend.struct_values import StructSlots, is_struct
+from ti_notebook.frontend.structs import bind_struct_parameter
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang.element_type import ElementType
+from ti_notebook.lang.func import BoundFunc
+from ti_notebook.lang.struct_base import StructTypeBase as StructType
 
 _MAX_INLINE_DEPTH = 48
 
@@ -56,6 +60,8 @@ def call_func(ctx: TraceContext, func, args: list, kwargs: dict, node: ast.AST):
     source = func.source()
     state.reached_funcs[func.qualname] = source.digest()
     params = func.parameters()
+    if isinstance(func, BoundFunc):  # obj.method(...): obj is the first argument
+        args = [func.owner, *args]
     try:
         bound = func.signature.bind(*args, **kwargs)
     except TypeError as exc:
@@ -92,6 +98,9 @@ def _in_library(error: TiError) -> bool:
 
 
 def _bind_parameter(ctx: TraceContext, name: str, value, annotation) -> None:
+    if isinstance(annotation, StructType) or (annotation != "template" and is_struct(value)):
+        bind_struct_parameter(ctx, name, value, annotation)  # a copy, as Taichi passes it
+        return
     if isinstance(annotation, ElementType):  # p: vec3 checks the shape, casts each item
         declare(ctx, name, convert(ctx, annotation, value, None, f"parameter '{name}'"))
         return
@@ -114,6 +123,14 @@ def return_from_func(ctx: TraceContext, node: ast.Return) -> None:
             "store the result in a local and return it at the end",
         )
     value = None if node.value is None else ctx.expr(node.value)
-    if isinstance(value, ir.AllocaStmt | VectorVariable | LoopIndex):
-        value = read(ctx, value)
-    frame.return_value = value
+    frame.return_value = _returned(ctx, value)
+
+
+def _returned(ctx: TraceContext, value):
+    """What a ti.func returns: values now, not places (``return s[i], p``: the struct
+    field's element as it is when the func returns)."""
+    if isinstance(value, tuple):
+        return tuple(_returned(ctx, item) for item in value)
+    if isinstance(value, ir.AllocaStmt | VectorVariable | LoopIndex | StructSlots):
+        return read(ctx, value)
+    return value

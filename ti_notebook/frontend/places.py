@@ -24,9 +24,10 @@ place's type; a float stored into an integer local warns, as Taichi does.
 from __future__ import annotations
 
 import ast
+import contextlib
 import warnings
 
-from ti_notebook.errors import TiPrecisionWarning, TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiError, TiPrecisionWarning, TiSyntaxError, TiTypeError
 from ti_notebook.frontend import dynamic_index
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
@@ -39,6 +40,16 @@ from ti_notebook.frontend.pointers import (
     ndarray_element_slots,
     subscript_pointer,
 )
+from ti_notebook.frontend.struct_values import (
+    StructSlots,
+    StructValue,
+    convert,
+    field_slots,
+    is_struct,
+    kind_of,
+    local_slots,
+    unknown_member,
+)
 from ti_notebook.frontend.values import (
     ComponentPointers,
     DynamicSlot,
@@ -49,12 +60,18 @@ from ti_notebook.frontend.values import (
 )
 from ti_notebook.frontend.vectors import COMPONENTS, Selection, element_positions
 from ti_notebook.ir import nodes as ir
+from ti_notebook.lang.struct_field import StructField
 
 
 def declare(ctx: TraceContext, name: str, value) -> None:
     """A new local ``name`` holding ``value`` (a compile-time alias for non-numbers)."""
     b = ctx.builder
-    if isinstance(value, Vector):
+    if is_struct(value):  # a copy in a local of its type: q.mass = 2 changes q only
+        value = load(ctx, value) if isinstance(value, StructSlots) else value
+        slots = local_slots(ctx, name, value.type)
+        store(ctx, slots, value, None)
+        ctx.bind(name, slots)
+    elif isinstance(value, Vector):
         allocas = []
         for item in value:
             alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
@@ -80,6 +97,8 @@ def read(ctx: TraceContext, value):
         return Vector([b.emit(ir.LocalLoadStmt(a)) for a in value.allocas], value.shape)
     if isinstance(value, LoopIndex):
         return value.stmt
+    if isinstance(value, StructSlots):
+        return load(ctx, value)
     return value
 
 
@@ -92,26 +111,25 @@ def lvalue(ctx: TraceContext, node: ast.expr):
         local = ctx.find_local(node.id)
         if isinstance(local, VectorVariable):
             return Slots(local.allocas, local.shape)
-        return local if isinstance(local, ir.AllocaStmt) else None
+        return local if isinstance(local, ir.AllocaStmt | StructSlots) else None
     if not isinstance(node, (ast.Subscript, ast.Attribute)):
         raise ctx.unsupported(node, f"assigning to '{ast.unparse(node)}'")
-    nested = isinstance(node.value, ast.Name) or (
-        isinstance(node.value, ast.Subscript) and not _item_of_python_sequence(ctx, node.value)
-    )
-    inner = lvalue(ctx, node.value) if nested else None
+    inner = _inner_place(ctx, node.value)
     if isinstance(node, ast.Attribute):
+        if isinstance(inner, StructSlots):  # q.mass, s[i].pos, s[i].inner.mass
+            return _member_slot(ctx, inner, node)
         if not isinstance(inner, Slots):
-            raise ctx.error(
-                TiSyntaxError,
-                node,
-                f"cannot assign to '{ast.unparse(node)}': '{ast.unparse(node.value)}' is "
-                "not a vector",
-                "only the .x/.y/.z/.w components of a local vector or of a vector "
-                "field's element can be assigned",
-            )
+            raise _attribute_target_error(ctx, node)
         return _component_slot(ctx, inner, node)
     if isinstance(inner, Slots):  # d[1], v[i][k], m[i][r, c], M[r]
         return _select_slots(ctx, inner, node)
+    if isinstance(inner, StructSlots):
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"'{ast.unparse(node.value)}' is a struct and cannot be indexed",
+            "name its member instead: p.member",
+        )
     if inner is not None:
         raise ctx.error(
             TiTypeError,
@@ -120,6 +138,13 @@ def lvalue(ctx: TraceContext, node: ast.expr):
             "only vectors, matrices, fields and ndarrays take [index]",
         )
     base = ctx.expr(node.value)
+    if isinstance(base, (tuple, list)):  # fields[k] of fields[k][i]: an item, not a place
+        raise _PythonItem(
+            f"cannot assign to '{ast.unparse(node)}': '{ast.unparse(node.value)}' is a "
+            "Python sequence, read while compiling",
+            ctx.pos(node),
+            "assign to an element of a field it holds instead: fields[k][i] = ...",
+        )
     indices = index_values(ctx, node.slice)
     if is_matrix_ndarray(base):
         return ndarray_element_slots(ctx, base, indices, node)
@@ -129,19 +154,72 @@ def lvalue(ctx: TraceContext, node: ast.expr):
             lambda k: subscript_pointer(ctx, components[k], indices, node), len(components)
         )
         return Slots(pointers, base.element_shape)
+    if isinstance(base, StructField):
+        return struct_element(ctx, base, indices, node)
     return subscript_pointer(ctx, base, indices, node)
 
 
-def _item_of_python_sequence(ctx: TraceContext, node: ast.Subscript) -> bool:
-    """``fields[k]`` of a Python list or tuple: a compile-time item, not a place (so
-    ``fields[k][i] = v`` writes into the field the item is)."""
-    base = node.value
-    if isinstance(base, ast.Name):
-        if isinstance(ctx.find_local(base.id), VectorVariable):
-            return False
-    elif not isinstance(base, ast.Attribute):  # self.levels[k][i] = v too
-        return False
-    return isinstance(ctx.expr(base), (tuple, list))
+def struct_element(ctx: TraceContext, field: StructField, indices: list, node) -> StructSlots:
+    """``s[i, j]`` of a struct field: its members' places, each made on first use."""
+    if len(indices) != field.ndim:  # one check for every member, at the subscript
+        subscript_pointer(ctx, field.components[0], indices, node)
+    return field_slots(
+        ctx, field, indices, node, lambda f: subscript_pointer(ctx, f, indices, node)
+    )
+
+
+class _PythonItem(TiSyntaxError):
+    """``seq[k]`` of a Python tuple or list as an assignment target: not a place."""
+
+
+def _inner_place(ctx: TraceContext, node: ast.expr):
+    """The place an assignment target's inner part names (``v[i]`` of ``v[i].y``,
+    ``s[i].pos`` of ``s[i].pos.x``), or None where it names none (``self.x`` of
+    ``self.x[i]``, ``self.levels[0]`` of ``self.levels[0][i]``: the target indexes the
+    value instead)."""
+    if isinstance(node, ast.Subscript):
+        try:
+            return lvalue(ctx, node)
+        except _PythonItem:
+            return None
+    if isinstance(node, ast.Name):
+        return lvalue(ctx, node)
+    if isinstance(node, ast.Attribute):
+        inner = _inner_place(ctx, node.value)
+        if isinstance(inner, StructSlots):
+            return _member_slot(ctx, inner, node)
+    return None
+
+
+def _member_slot(ctx: TraceContext, slots: StructSlots, node: ast.Attribute):
+    if node.attr not in slots.type.members:
+        raise unknown_member(ctx, slots.type, node.attr, node)
+    return slots.slot(node.attr)
+
+
+def _attribute_target_error(ctx: TraceContext, node: ast.Attribute) -> TiError:
+    """``obj.attr = ...`` where ``obj`` is not a vector: a Python object's attribute
+    (``self.n`` of a data-oriented class) says that kernels only read those."""
+    target, base = ast.unparse(node), ast.unparse(node.value)
+    value = None
+    if isinstance(node.value, ast.Name | ast.Attribute):
+        with contextlib.suppress(TiError):
+            value = ctx.expr(node.value)
+    if value is not None and not isinstance(value, ir.Stmt | Vector):
+        return ctx.error(
+            TiSyntaxError,
+            node,
+            f"cannot assign to '{target}': it is a Python attribute, read while compiling",
+            "a kernel cannot change Python values: keep the value in a field "
+            "(ti.field(...)), or assign it in Python before calling the kernel",
+        )
+    return ctx.error(
+        TiSyntaxError,
+        node,
+        f"cannot assign to '{target}': '{base}' is not a vector",
+        "only the .x/.y/.z/.w components of a local vector or of a vector "
+        "field's element can be assigned",
+    )
 
 
 def _select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
@@ -175,6 +253,8 @@ def load(ctx: TraceContext, slot):
     b = ctx.builder
     if isinstance(slot, Slots):
         return Vector([load(ctx, item) for item in slot.items], slot.shape)
+    if isinstance(slot, StructSlots):
+        return StructValue(slot.type, {key: load(ctx, item) for key, item in slot.items()})
     if isinstance(slot, DynamicSlot):
         return dynamic_index.load(ctx, slot, lambda choice: load(ctx, choice))
     if isinstance(slot, ir.AllocaStmt):
@@ -185,6 +265,11 @@ def load(ctx: TraceContext, slot):
 def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
     """``slot = value``, cast to the slot's type; a scalar fills every component."""
     b = ctx.builder
+    if isinstance(slot, StructSlots):
+        _store_struct(ctx, slot, value, node)
+        return
+    if is_struct(value):
+        raise ctx.error(TiTypeError, node, "cannot store a struct into a scalar or vector")
     if isinstance(slot, Slots):
         _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)
@@ -202,6 +287,22 @@ def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
         b.emit(ir.LocalStoreStmt(slot, b.cast(value, slot.dtype)))
     else:
         b.emit(ir.GlobalStoreStmt(slot, b.cast(value, slot.dtype)))
+
+
+def _store_struct(ctx: TraceContext, slots: StructSlots, value, node) -> None:
+    """``s[i] = Particle(...)``, ``q = p``: member by member, converted to the type."""
+    if isinstance(value, StructSlots):
+        value = load(ctx, value)
+    if not isinstance(value, StructValue):
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"cannot assign {kind_of(value)} to struct {slots.type.name}",
+            "assign a struct value: Particle(pos=..., mass=...), or assign its members",
+        )
+    value = convert(ctx, slots.type, value, node)
+    for key, item in slots.items():
+        store(ctx, item, value.members[key], node)
 
 
 def _warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.expr) -> None:
@@ -231,6 +332,13 @@ def _warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.
 
 def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
     """An atomic ``op`` on an lvalue; the old value (a Vector for Slots)."""
+    if isinstance(slot, StructSlots) or is_struct(value):
+        raise ctx.error(
+            TiTypeError,
+            node,
+            "atomic operations and '+=' work on numbers and vectors, not on structs",
+            "update a member: s[i].mass += 1",
+        )
     if isinstance(slot, Slots):
         _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)

@@ -33,6 +33,7 @@ import types as pytypes
 import numpy as np
 
 from ti_notebook.frontend.fingerprint import compiler_owned, fingerprint, library_version
+from ti_notebook.lang.data_oriented import is_data_oriented
 
 KERNEL_SCOPE = "<kernel>"
 TEMPLATE_SCOPE = "<template>"
@@ -183,4 +184,6 @@ def _holds_namespace(value) -> bool:
         return any(_holds_namespace(v) for v in value)
     if isinstance(value, dict):
         return any(_holds_namespace(v) for v in value.values())
+    if is_data_oriented(value):  # Python code may read any attribute of it
+        return True
     return isinstance(value, _NAMESPACES) and not compiler_owned(value)

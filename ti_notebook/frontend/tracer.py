@@ -40,6 +40,7 @@ from ti_notebook.frontend import (
     sparse_ops,
     starred,
     static_checks,
+    structs,
     vector_fill,
     vector_methods,
     vectors,
@@ -81,6 +82,7 @@ HANDLER_MODULES = (
     python_builtins,
     starred,
     static_checks,
+    structs,
 )
 DISPATCHER = Dispatcher(*(module.HANDLERS for module in HANDLER_MODULES))
 

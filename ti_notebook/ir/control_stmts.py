@@ -130,12 +130,16 @@ class ContinueStmt(Stmt):
 
 
 class ReturnStmt(Stmt):
+    """The kernel's return value, or one scalar of it: ``slot`` k of a vector, struct or
+    tuple return (the launcher reads the slots back in order)."""
+
     operand_names = ("value",)
     has_side_effect = True
 
-    def __init__(self, value: Stmt) -> None:
+    def __init__(self, value: Stmt, slot: int = 0) -> None:
         super().__init__(None)
         self.value = value
+        self.slot = slot
 
 
 class PrintStmt(Stmt):

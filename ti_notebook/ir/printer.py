@@ -96,6 +96,8 @@ def _describe(stmt: ir.Stmt) -> str:
             return "count_iteration"
         case ir.RandStmt():
             return "randn" if stmt.normal else "random"
+        case ir.ReturnStmt() if stmt.slot:
+            return f"return[{stmt.slot}] {_name(stmt.value)}"
     operands = ", ".join(_name(getattr(stmt, n)) for n in stmt.operand_names)
     return f"{kind.lower()} {operands}".rstrip()
 

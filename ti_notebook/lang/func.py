@@ -24,6 +24,7 @@ from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.ndarray import Template
+from ti_notebook.lang.struct_base import StructTypeBase as StructType
 
 
 def resolve_annotation(func, annotation):
@@ -65,8 +66,8 @@ class Func(_Decorated):
         self.qualname = f"{func.__module__}.{func.__qualname__}"
 
     def parameters(self) -> dict:
-        """name → "template", a DataType, a vector/matrix type (the argument is checked
-        and cast to it), or None (typed by the value passed)."""
+        """name → "template", a DataType, a struct or vector/matrix type (the argument
+        is checked and converted to it), or None (typed by the value passed)."""
         cfg = _config.current()
         found = {}
         for p in self.signature.parameters.values():
@@ -75,11 +76,18 @@ class Func(_Decorated):
                 found[p.name] = "template"
             elif ann is inspect.Parameter.empty:
                 found[p.name] = None
-            elif isinstance(ann, ElementType):
-                found[p.name] = ann
+            elif isinstance(ann, (StructType, ElementType)):
+                found[p.name] = ann  # the argument is converted to it
             else:
                 found[p.name] = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
         return found
+
+    def __get__(self, instance, owner=None):
+        """``obj.method`` of a ti.func defined in a class: bound to ``obj``, which a
+        kernel passes as its first argument (``@staticmethod`` ones are not bound)."""
+        if instance is None:
+            return self
+        return BoundFunc(self, instance)
 
     def __call__(self, *args, **kwargs):
         raise TiSyntaxError(
@@ -89,6 +97,31 @@ class Func(_Decorated):
 
     def __repr__(self) -> str:
         return f"<ti.func {self.name}>"
+
+
+class BoundFunc(Func):
+    """A ti.func read as ``obj.method`` (a data-oriented object's method, or a struct's
+    ``@ti.func`` method): inlined with ``owner`` as its first argument.
+
+        >>> class Shape:
+        ...     @func
+        ...     def area(self):
+        ...         return 1
+        >>> bound = Shape().area
+        >>> isinstance(bound, BoundFunc), type(bound.owner).__name__, bound.name
+        (True, 'Shape', 'area')
+    """
+
+    def __init__(self, func: Func, owner) -> None:  # noqa: D107 - shares func's state
+        self.__dict__.update(func.__dict__)
+        self.unbound = func
+        self.owner = owner
+
+    def source(self) -> FunctionSource:
+        return self.unbound.source()
+
+    def __repr__(self) -> str:
+        return f"<bound ti.func {self.name}>"
 
 
 def func(fn) -> Func:

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from ti_notebook.compiler.backends.cuda import cuda_backend
 from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.report import KernelReport
-from ti_notebook.compiler.request import CompileRequest, Param
+from ti_notebook.compiler.request import CompileRequest, CompoundType, Param
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.errors import (
     KernelInterrupted,
@@ -38,10 +38,11 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import autodiff, template_keys, types
+from ti_notebook.lang import autodiff, compound_args, kernel_params, template_keys, types
 from ti_notebook.lang import config as _config
+from ti_notebook.lang.compound_args import CompoundLauncher
+from ti_notebook.lang.data_oriented import BoundKernel, defined_in_class
 from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
-from ti_notebook.lang.ndarray import NdarrayType, Template
 from ti_notebook.lang.specialisation_label import label
 from ti_notebook.runtime import profiler, random_streams
 from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
@@ -50,31 +51,6 @@ __all__ = ["Func", "Kernel", "func", "kernel", "reset_all_kernels"]
 
 _kernels: weakref.WeakSet = weakref.WeakSet()
 _COMPILE_LOCK = threading.RLock()
-
-
-def _param_of(func, p: inspect.Parameter, cfg) -> Param:
-    ann = resolve_annotation(func, p.annotation)
-    if ann is Template or isinstance(ann, Template):
-        return Param(p.name, "template")
-    if ann is NdarrayType or isinstance(ann, NdarrayType):
-        spec = ann if isinstance(ann, NdarrayType) else NdarrayType()
-        es = spec.element_shape
-        ndim = None if spec.ndim is None else spec.ndim + len(es)
-        return Param(p.name, "ndarray", spec.dtype, ndim, es)
-    if ann is inspect.Parameter.empty:
-        raise TiTypeError(
-            f"kernel '{func.__name__}': parameter '{p.name}' has no type annotation",
-            hint=f"annotate it, e.g. '{p.name}: ti.i32', '{p.name}: ti.template()' or "
-            f"'{p.name}: ti.types.ndarray()'",
-        )
-    dtype = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
-    if dtype is None:
-        raise TiTypeError(
-            f"kernel '{func.__name__}': parameter '{p.name}' has an unsupported annotation {ann!r}",
-            hint="use a scalar type (ti.i32, ti.f32, int, float), ti.template() or "
-            "ti.types.ndarray()",
-        )
-    return Param(p.name, "scalar", dtype)
 
 
 def _forget_dead(kernel_ref, _dead_ref) -> None:
@@ -99,6 +75,13 @@ class Kernel(KernelBase):
         self._offline_cache: bool | None = None
         self._on_death = functools.partial(_forget_dead, weakref.ref(self))
         _kernels.add(self)
+
+    def __get__(self, instance, owner=None):
+        """``obj.kernel`` of a kernel defined in a ``@ti.data_oriented`` class: bound to
+        ``obj`` (``lang/data_oriented.py``)."""
+        if instance is None or not defined_in_class(self.func):
+            return self
+        return BoundKernel(self, instance)
 
     @property
     def grad(self):
@@ -191,10 +174,11 @@ class Kernel(KernelBase):
 
     # -- specialisation --------------------------------------------------------------
     def params(self) -> list[Param]:
-        cfg = _config.current()
         if self._params is None or self._generation != _config.generation():
+            method = defined_in_class(self.func)
             self._params = [
-                _param_of(self.func, p, cfg) for p in self.signature.parameters.values()
+                kernel_params.param_of(self.func, p, is_self=method and k == 0)
+                for k, p in enumerate(self.signature.parameters.values())
             ]
             self._compiled.clear()
             self._fast = None
@@ -216,14 +200,11 @@ class Kernel(KernelBase):
         return tuple(self.params())
 
     def return_type(self):
+        """None, a scalar type, or a ``CompoundType`` (a vector/matrix, a struct, a tuple)."""
         ann = resolve_annotation(self.func, self.signature.return_annotation)
-        if ann in (inspect.Signature.empty, None):
+        if ann is inspect.Signature.empty or ann is None:
             return None
-        cfg = _config.current()
-        dtype = types.to_dtype(ann, cfg.default_ip, cfg.default_fp)
-        if dtype is None:
-            raise TiTypeError(f"kernel '{self.name}': unsupported return annotation {ann!r}")
-        return dtype
+        return compound_args.return_type_of(ann, self.name)
 
     def _specialise(self, args: tuple):
         params = self.params()
@@ -246,13 +227,13 @@ class Kernel(KernelBase):
                         f"argument '{param.name}' of kernel '{self.name}' must be a NumPy "
                         f"array or ti.ndarray, got {type(value).__name__}"
                     )
-                es = _element_shape(self.name, param, value, array)
-                _check_array(self.name, param, dtype, array.ndim)
+                es = kernel_params.element_shape(self.name, param, value, array)
+                kernel_params.check_array(self.name, param, dtype, array.ndim)
                 key.append((dtype.name, array.ndim, es))
                 dtype = param.dtype or dtype
                 concrete.append(Param(param.name, "ndarray", dtype, array.ndim, es))
                 runtime_args.append(value)
-            else:
+            else:  # scalars, and compounds (flattened at the launch)
                 concrete.append(param)
                 runtime_args.append(value)
         return tuple(key), runtime_args, templates, concrete
@@ -311,9 +292,14 @@ class Kernel(KernelBase):
         if not _config.is_initialized():
             _config.set_current(_config.make_config())
         (compiled, _stages, _inputs), runtime_args = self.compiled_for(args)
-        if all(p.kind == "scalar" for p in self._params):
-            self._fast = compiled
-        return compiled.launch(runtime_args)
+        params = [p for p in self._params if p.kind != "template"]
+        return_type = self.return_type()
+        launcher = compiled
+        if any(p.kind == "compound" for p in params) or isinstance(return_type, CompoundType):
+            launcher = CompoundLauncher(compiled, params, return_type)
+        if all(p.kind in ("scalar", "compound") for p in self._params):
+            self._fast = launcher  # no template or ndarray: every call launches this code
+        return launcher.launch(runtime_args)
 
     # -- introspection ---------------------------------------------------------------
     def stages(self, *args, arch: str | None = None, compute_capability: str = "sm_90") -> Stages:
@@ -336,7 +322,7 @@ class Kernel(KernelBase):
         if arch is not None:
             return self._stages_for(arch, compute_capability, args)
         if args or not self._compiled or self._generation != _config.generation():
-            if not args and any(p.kind != "scalar" for p in self.params()):
+            if not args and any(p.kind not in ("scalar", "compound") for p in self.params()):
                 if self._last is None:
                     raise TiTypeError(
                         f"kernel '{self.name}' has template or ndarray parameters",
@@ -344,7 +330,7 @@ class Kernel(KernelBase):
                     )
                 return self._last[1]
             if not args:
-                args = tuple(_example_value(p) for p in self.params())
+                args = tuple(kernel_params.example_value(p) for p in self.params())
             (_compiled, stages, _inputs), _ = self.compiled_for(args)
             return stages
         return self._last[1]
@@ -360,12 +346,12 @@ class Kernel(KernelBase):
             _config.set_current(_config.make_config())
         params = self.params()
         if not args:
-            if any(p.kind != "scalar" for p in params):
+            if any(p.kind not in ("scalar", "compound") for p in params):
                 raise TiTypeError(
                     f"kernel '{self.name}' has template or ndarray parameters",
                     hint=f'pass example arguments: kernel.stages(x, arr, arch="{arch}")',
                 )
-            args = tuple(_example_value(p) for p in params)
+            args = tuple(kernel_params.example_value(p) for p in params)
         _key, _runtime_args, templates, concrete = self._specialise(args)
         request = self._request(concrete, templates)
         request.backend = cuda_backend(compute_capability)
@@ -410,44 +396,6 @@ def _describe_for_profiler(
     if profiler.enabled:
         what = "cache load" if report.cache == "hit" else "compile"
         profiler.record_span(Span(what, kernel, name, started, time.monotonic_ns()))
-
-
-def _check_array(kernel_name: str, param: Param, dtype, ndim: int) -> None:
-    if param.dtype is not None and dtype is not param.dtype:
-        raise TiValueError(
-            f"argument '{param.name}' of kernel '{kernel_name}' must have dtype "
-            f"{param.dtype}, got {dtype}",
-            hint=f"convert it: a.astype(np.{param.dtype.np_dtype})",
-        )
-    if param.ndim is not None and ndim != param.ndim:
-        raise TiValueError(
-            f"argument '{param.name}' of kernel '{kernel_name}' must be {param.ndim}-D, "
-            f"got {ndim}-D"
-        )
-
-
-def _element_shape(kernel_name: str, param: Param, value, array) -> tuple[int, ...]:
-    """The vector/matrix shape of an ndarray argument's elements: the annotation's
-    (``ti.types.ndarray(dtype=ti.math.vec3)``), else the ``ti.ndarray``'s own, else ()."""
-    given = getattr(value, "element_shape", ())
-    if not param.element_shape:
-        return tuple(given)
-    wanted = param.element_shape
-    if (given and tuple(given) != wanted) or tuple(
-        array.shape[array.ndim - len(wanted) :]
-    ) != wanted:
-        raise TiValueError(
-            f"argument '{param.name}' of kernel '{kernel_name}' must hold elements of shape "
-            f"{wanted}, got an array of shape {tuple(array.shape)}",
-            hint=f"its last {len(wanted)} dimension(s) are the element: shape (..., "
-            + ", ".join(map(str, wanted))
-            + ")",
-        )
-    return wanted
-
-
-def _example_value(param: Param):
-    return 0.0 if param.dtype.is_float else 0
 
 
 def kernel(func) -> Kernel:

@@ -6,11 +6,12 @@ A kernel keeps one compiled specialisation per key (``Kernel._compiled``):
   and value (``0.0`` and ``-0.0`` apart: they compile to different constants);
 - tuples and lists: their items' keys, in order (a tuple of fields, a list of weights);
 - ``ti.Vector``/``ti.Matrix`` values: their element type and items;
-- fields, SNodes, functions, funcs, modules, classes and other objects compared by
-  identity: the object itself, through a weak reference. A bare ``id()`` would be
-  wrong: once the object dies, a new one can get its id and run the dead one's code on
-  memory that is no longer its own. The weak reference's key never equals anything once
-  its object is dead, and the kernel drops the specialisation then (no leak);
+- fields, SNodes, functions, funcs, modules, classes, ``@ti.data_oriented`` instances
+  and other objects compared by identity: the object itself, through a weak
+  reference. A bare ``id()`` would be wrong: once the object dies, a new one can get
+  its id and run the dead one's code on memory that is no longer its own. The weak
+  reference's key never equals anything once its object is dead, and the kernel drops
+  the specialisation then (no leak);
 - dicts, sets and other unhashable values: a ``TiTypeError`` naming the argument.
 
     >>> a, b = template_key((1, 2.0), None), template_key([1, 2.0], None)
@@ -29,6 +30,7 @@ import weakref
 import numpy as np
 
 from ti_notebook.errors import TiTypeError
+from ti_notebook.lang.data_oriented import is_data_oriented
 from ti_notebook.lang.matrix import Matrix
 from ti_notebook.lang.snode import SNode
 
@@ -70,7 +72,9 @@ def template_key(value, on_death):
         entries = value.entries
         return ("Matrix", repr(value._spec), entries.shape, entries.dtype.str, entries.tobytes())
     kind = type(value)
-    if kind.__eq__ is object.__eq__ or isinstance(value, SNode):  # SNode: == is `is`
+    # SNode: == is `is`; a data-oriented object is its own specialisation (Taichi keys
+    # it by a weak reference too), whatever its class says about equality
+    if kind.__eq__ is object.__eq__ or isinstance(value, SNode) or is_data_oriented(value):
         try:
             return Identity(value, on_death)
         except TypeError:  # no weak references (a __slots__ class): held, never confused

@@ -226,10 +226,14 @@ class DeviceKernel(CompiledKernel):
             self.read_results()
 
     def read_results(self) -> None:
-        """The error slot and the return value, device → host context (waits)."""
+        """The error slot and the return value, device → host context (waits); a vector,
+        struct or tuple return's other slots follow the arguments."""
         self.context.download(
             self.ctx_address + _RESULTS, self.ctx_device + _RESULTS, _RESULTS_BYTES
         )
+        offset, nbytes = self.layout.extra_returns
+        if nbytes and self.return_slots is not None:
+            self.context.download(self.ctx_address + offset, self.ctx_device + offset, nbytes)
 
     def stage_arrays(self) -> list[tuple[int, int, int]]:
         """Copies ndarray arguments to their device buffers and puts the device addresses

@@ -6,7 +6,7 @@ its launch context buffer and a precomputed ``struct`` layout, so a launch is on
 
     >>> layout = ArgLayout([ArgSlot("n", "int", None, 0)])
     >>> layout.offsets, layout.size
-    ({0: 128}, 136)
+    ({0: 128, ('return', 0): 88}, 136)
 """
 
 from __future__ import annotations
@@ -73,11 +73,20 @@ class ArgSlot:
 
 
 class ArgLayout:
-    """Where each runtime argument sits in the context, and its ``struct`` format."""
+    """Where each runtime argument sits in the context, and its ``struct`` format.
 
-    def __init__(self, slots: list[ArgSlot]) -> None:
+    ``offsets`` maps argument slot ``k`` to its offset, and ``("return", k)`` to where
+    return slot ``k`` is written: the first at ``CTX_RETURN``, the others (a vector's or
+    a struct's scalars, a tuple's values) 8 bytes each right after the arguments.
+
+        >>> layout = ArgLayout([ArgSlot("n", "int", None, 0)], returns=3)
+        >>> [layout.offsets[("return", k)] for k in range(3)], layout.size
+        ([88, 136, 144], 152)
+    """
+
+    def __init__(self, slots: list[ArgSlot], returns: int = 1) -> None:
         self.slots = slots
-        self.offsets: dict[int, int] = {}
+        self.offsets: dict = {}
         fmt = ["<q"]  # the launch number, just before the arguments
         offset = c.CTX_ARGS
         for k, slot in enumerate(slots):
@@ -88,8 +97,13 @@ class ArgLayout:
             else:
                 fmt.append({"int": "q", "uint": "Q", "float": "d"}[slot.kind])
                 offset += 8
-        self.size = offset
         self.packer = struct.Struct("".join(fmt))
+        self.offsets[("return", 0)] = c.CTX_RETURN
+        self.extra_returns = (offset, 8 * max(returns - 1, 0))  # (offset, bytes) after args
+        for k in range(1, returns):
+            self.offsets[("return", k)] = offset
+            offset += 8
+        self.size = offset
 
 
 def _int_converter(name: str, dtype: T.DataType):
@@ -164,7 +178,7 @@ class CompiledKernel:
         name: str,
         entry_address: int,
         layout: ArgLayout,
-        return_type: T.DataType | None,
+        return_type: T.DataType | tuple[T.DataType, ...] | None,
         prints: list[dict],
         asserts: list[dict],
         tree_ids: list[int] = (),
@@ -209,8 +223,17 @@ class CompiledKernel:
             else:
                 converters.append(_int_converter(slot.name, slot.dtype))
         self.converters = converters
+        # None, one DataType (a value at CTX_RETURN) or a tuple of them (a tuple of values,
+        # at the layout's return slots: a vector's, a struct's or a tuple's scalars)
         self.return_format = None
-        if return_type is not None:
+        self.return_slots: list[tuple[int, struct.Struct]] | None = None
+        if isinstance(return_type, tuple):
+            self.return_slots = [
+                (layout.offsets[("return", k)], struct.Struct("<" + _STRUCT_CODES[t.name]))
+                for k, t in enumerate(return_type)
+            ]
+            self.return_format = self.return_slots[0][1] if return_type else None
+        elif return_type is not None:
             self.return_format = struct.Struct("<" + _STRUCT_CODES[return_type.name])
 
     def launch(self, args) -> object:
@@ -239,6 +262,8 @@ class CompiledKernel:
                 )
             if self.asserts:
                 self.check_error()
+            if self.return_slots is not None:
+                return tuple(fmt.unpack_from(self.ctx, at)[0] for at, fmt in self.return_slots)
             if self.return_format is not None:
                 return self.return_format.unpack_from(self.ctx, c.CTX_RETURN)[0]
             return None

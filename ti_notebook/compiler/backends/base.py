@@ -58,8 +58,9 @@ class Backend(abc.ABC):
         """What its code depends on besides the kernel (the machine, tool versions)."""
 
     @abc.abstractmethod
-    def arg_layout(self, params: list, written: list[str]):
-        """How the launcher packs the runtime arguments of ``params``."""
+    def arg_layout(self, params: list, written: list[str], returns: int = 1):
+        """How the launcher packs the runtime arguments of ``params``, and where the
+        ``returns`` return slots are."""
 
     @abc.abstractmethod
     def generate(

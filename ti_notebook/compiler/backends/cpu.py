@@ -36,18 +36,26 @@ def host_vector_width() -> int:
     return 32 if "+avx" in features else 16
 
 
-def context_arg_layout(params: list, written: list[str]) -> ArgLayout:
+def context_arg_layout(params: list, written: list[str], returns: int = 1) -> ArgLayout:
     """The launch-time argument layout in the launch context (the same on every target);
     ``written`` names the ndarrays the code stores into (a read-only NumPy array passed
-    there is refused before launching)."""
+    there is refused before launching). A vector, matrix or struct parameter takes one
+    scalar slot per component, named like ``v[1]`` or ``p.pos[0]`` for errors;
+    ``returns`` is the number of return slots."""
     slots = []
     for p in params:
         if p.kind == "ndarray":
             slots.append(ArgSlot(p.name, "ndarray", p.dtype, p.ndim, p.name in written))
         elif p.kind == "scalar":
-            kind = "float" if p.dtype.is_float else "int" if p.dtype.is_signed else "uint"
-            slots.append(ArgSlot(p.name, kind, p.dtype, 0))
-    return ArgLayout(slots)
+            slots.append(ArgSlot(p.name, _scalar_kind(p.dtype), p.dtype, 0))
+        elif p.kind == "compound":
+            for path, dtype in zip(p.compound.paths, p.compound.leaves, strict=True):
+                slots.append(ArgSlot(p.name + path, _scalar_kind(dtype), dtype, 0))
+    return ArgLayout(slots, returns)
+
+
+def _scalar_kind(dtype) -> str:
+    return "float" if dtype.is_float else "int" if dtype.is_signed else "uint"
 
 
 class CpuBackend(Backend):
@@ -70,8 +78,8 @@ class CpuBackend(Backend):
         engine = jit()
         return {"triple": engine.triple, "cpu": engine.cpu_name, "features": engine.cpu_features}
 
-    def arg_layout(self, params: list, written: list[str]) -> ArgLayout:
-        return context_arg_layout(params, written)
+    def arg_layout(self, params: list, written: list[str], returns: int = 1) -> ArgLayout:
+        return context_arg_layout(params, written, returns)
 
     def generate(
         self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None

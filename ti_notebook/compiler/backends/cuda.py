@@ -114,8 +114,8 @@ class CudaBackend(Backend):
             "libdevice": nvptx_target.find_libdevice(),
         }
 
-    def arg_layout(self, params: list, written: list[str]) -> ArgLayout:
-        return context_arg_layout(params, written)
+    def arg_layout(self, params: list, written: list[str], returns: int = 1) -> ArgLayout:
+        return context_arg_layout(params, written, returns)
 
     def generate(
         self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None
