@@ -96,3 +96,15 @@ def test_wrong_element_shape_is_refused_with_the_expected_shape():
 def test_bad_element_type_is_a_type_error():
     with pytest.raises(TiTypeError, match="not an ndarray element type"):
         ti.types.ndarray(dtype="vec3")
+
+
+def test_ndim_counts_the_element_grid_of_a_vector_ndarray():
+    @ti.kernel
+    def first(a: ti.types.ndarray(ndim=1)) -> ti.f32:
+        return a[1].y
+
+    a = ti.Vector.ndarray(2, ti.f32, shape=3)
+    a[1] = [4, 5]
+    assert first(a) == 5.0
+    with pytest.raises(TiValueError, match="must be 1-D, got 2-D"):
+        first(ti.Vector.ndarray(2, ti.f32, shape=(3, 3)))

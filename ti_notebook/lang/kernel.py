@@ -228,7 +228,7 @@ class Kernel(KernelBase):
                         f"array or ti.ndarray, got {type(value).__name__}"
                     )
                 es = kernel_params.element_shape(self.name, param, value, array)
-                kernel_params.check_array(self.name, param, dtype, array.ndim)
+                kernel_params.check_array(self.name, param, dtype, array.ndim, es)
                 key.append((dtype.name, array.ndim, es))
                 dtype = param.dtype or dtype
                 concrete.append(Param(param.name, "ndarray", dtype, array.ndim, es))

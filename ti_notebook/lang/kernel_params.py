@@ -60,18 +60,22 @@ def param_of(func, p: inspect.Parameter, is_self: bool = False) -> Param:
     return Param(p.name, "scalar", dtype)
 
 
-def check_array(kernel_name: str, param: Param, dtype, ndim: int) -> None:
-    """An ndarray argument of the wrong element type or dimension count: an error."""
+def check_array(
+    kernel_name: str, param: Param, dtype, ndim: int, element_shape: tuple[int, ...] = ()
+) -> None:
+    """An ndarray argument of the wrong element type or dimension count: an error. The
+    count is of the element grid (``ndim=1`` takes a 1-D ndarray of vectors too)."""
     if param.dtype is not None and dtype is not param.dtype:
         raise TiValueError(
             f"argument '{param.name}' of kernel '{kernel_name}' must have dtype "
             f"{param.dtype}, got {dtype}",
             hint=f"convert it: a.astype(np.{param.dtype.np_dtype})",
         )
-    if param.ndim is not None and ndim != param.ndim:
+    wanted = None if param.ndim is None else param.ndim - len(param.element_shape)
+    got = ndim - len(element_shape)
+    if wanted is not None and got != wanted:
         raise TiValueError(
-            f"argument '{param.name}' of kernel '{kernel_name}' must be {param.ndim}-D, "
-            f"got {ndim}-D"
+            f"argument '{param.name}' of kernel '{kernel_name}' must be {wanted}-D, got {got}-D"
         )
 
 
