@@ -48,7 +48,7 @@ from ti_notebook.lang.config import (
 )
 from ti_notebook.lang.data_oriented import data_oriented
 from ti_notebook.lang.field import Field, field
-from ti_notebook.lang.func import Pyfunc, pyfunc
+from ti_notebook.lang.func import Pyfunc, pyfunc, real_func
 from ti_notebook.lang.graph import graph
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
 from ti_notebook.lang.linalg import eig, polar_decompose, solve, svd, sym_eig
@@ -198,6 +198,7 @@ __all__ = [
     "zero",
     "math",
     "pyfunc",
+    "real_func",
     "Pyfunc",
     "one",
     "svd",

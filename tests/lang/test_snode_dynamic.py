@@ -461,3 +461,24 @@ def test_a_length_as_a_loop_bound_like_marching_squares():
     assert march(30) == 10 and total() == sum(range(0, 30, 3))
     assert march(9) == 3 and total() == 0 + 3 + 6
     assert not edges.to_numpy()[3:].any()
+
+
+def test_struct_field_in_a_dynamic_list():
+    """marching_squares' pattern: a struct field under ti.root.dynamic, appended whole."""
+    edge = ti.types.struct(p0=ti.types.vector(2, ti.f32), w=ti.i32)
+    edges = edge.field()
+    ti.root.dynamic(ti.i, 16, chunk_size=4).place(edges)
+
+    @ti.kernel
+    def build(n: ti.i32) -> ti.i32:
+        edges.deactivate()
+        for k in range(n):
+            edges.append(edge(ti.Vector([k, 2 * k]), k * 10))
+        return edges.length()
+
+    assert build(5) == 5
+    got = edges.to_numpy()
+    assert sorted(got["w"][:5].tolist()) == [0, 10, 20, 30, 40]
+    for p0, w in zip(got["p0"][:5], got["w"][:5], strict=True):
+        assert p0.tolist() == [w / 10, 2 * w / 10]
+    assert build(2) == 2  # deactivate() emptied the list first

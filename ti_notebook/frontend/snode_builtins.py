@@ -38,6 +38,7 @@ from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import check_scalar
 from ti_notebook.frontend.pointers import index_values
 from ti_notebook.frontend.sparse_ops import node_indices
+from ti_notebook.frontend.struct_values import StructValue
 from ti_notebook.frontend.values import Vector
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang import snode_ops, types
@@ -45,6 +46,7 @@ from ti_notebook.lang.dynamic import list_shape
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.matrix import MatrixField
 from ti_notebook.lang.snode import SNode
+from ti_notebook.lang.struct_field import StructField
 
 HANDLERS = Handlers()
 LIST_METHODS = ("append", "length", "deactivate")
@@ -84,7 +86,7 @@ def _list_indices(ctx, items: list, snode: SNode, name: str, node: ast.AST) -> l
 
 def _append(ctx: TraceContext, snode: SNode, indices: list, value, node: ast.AST):
     fields = [leaf.field for leaf in snode.children if leaf.kind == "place"]
-    items = list(value) if isinstance(value, (Vector, list, tuple)) else [value]
+    items = _scalars_of(value)
     if len(items) != len(fields):
         raise ctx.error(
             TiTypeError,
@@ -104,6 +106,16 @@ def _append(ctx: TraceContext, snode: SNode, indices: list, value, node: ast.AST
         "append", describe(snode), indices, types.i32, list_shape(snode), refs, values
     )
     return ctx.builder.emit(stmt)
+
+
+def _scalars_of(value) -> list:
+    """The scalars a value appends, in placement order: a struct's members in order
+    (a struct field places its members' components that way), a vector's row-major."""
+    if isinstance(value, StructValue):
+        return [item for member in value.members.values() for item in _scalars_of(member)]
+    if isinstance(value, (Vector, list, tuple)):
+        return [item for part in value for item in _scalars_of(part)]
+    return [value]
 
 
 def _length(ctx: TraceContext, snode: SNode, indices: list):
@@ -144,7 +156,7 @@ def list_method(ctx: TraceContext, node: ast.Call):
     if not isinstance(target, (ast.Name, ast.Attribute)):
         return NOT_A_LIST_METHOD
     base = ctx.expr(target)
-    if not isinstance(base, (Field, MatrixField)):
+    if not isinstance(base, (Field, MatrixField, StructField)):
         return NOT_A_LIST_METHOD
     try:
         snode = base.parent()

@@ -129,6 +129,25 @@ def func(fn) -> Func:
     return Func(fn)
 
 
+def real_func(fn) -> Func:
+    """``@ti.real_func``: Taichi 1.7's experimental non-inlined function. ti_notebook
+    inlines it like a ti.func: the results are the same, but recursion is refused (an
+    inlined call cannot call itself), where Taichi would run it.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> @ti.real_func
+        ... def twice(x: ti.f32) -> ti.f32:
+        ...     return 2 * x
+        >>> @ti.kernel
+        ... def four() -> ti.f32:
+        ...     return twice(2.0)
+        >>> four()
+        4.0
+    """
+    return Func(fn)
+
+
 class Pyfunc(Func):
     """A ``@ti.pyfunc``: inlined into kernels like a ti.func, and plain Python when
     Python calls it (its body must make sense in both: ``ti.math`` is written so).
