@@ -1,0 +1,206 @@
+"""The parent side: a subprocess per example and backend, with a timeout; one row each.
+
+Each run is ``python -m benchmarks.compat.child`` in a scratch folder of its own (the
+files an example writes land there), in a new process group, so a run past its
+timeout is killed with everything it started. A run that dies without writing its
+result (a signal, an abort in C code) is reported from its exit status and the last
+line of its output. Taichi's run is the reference: when it fails too, the row says
+so instead of blaming ti_notebook.
+
+>>> Row("minimal", "skip", reason="GGUI: ti.ui.Window (line 3)").passed
+False
+>>> signal_name(-11)
+'SIGSEGV'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.compat import compare, examples, settings, skips
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+REFERENCE, CANDIDATE = "taichi", "ti_notebook"
+CHILD_ENV = {
+    "MPLBACKEND": "Agg",  # matplotlib draws nowhere
+    "TI_SKIP_VERSION_CHECK": "on",  # no network thread in Taichi's runs
+    "PYTHONHASHSEED": "0",
+    "PYTHONUNBUFFERED": "1",
+}
+KILL_GRACE_S = 10
+
+
+def signal_name(returncode: int) -> str:
+    """``-11`` -> ``SIGSEGV``; other codes as ``exit status N``."""
+    if returncode < 0:
+        try:
+            return signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+@dataclass
+class Run:
+    """One backend's run of one example, as the child reported it (or as it died)."""
+
+    backend: str
+    status: str  # "ok", "error", "timeout" or "crash"
+    result: dict[str, Any] = field(default_factory=dict)
+    arrays_path: Path | None = None
+    log_path: Path | None = None
+
+    @property
+    def problem(self) -> str:
+        """The error and where it happened, the way the table shows it."""
+        if self.status == "ok":
+            return ""
+        text = self.result.get("error", self.status)
+        where = self.result.get("where")
+        return f"{text} ({where})" if where else text
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        if self.arrays_path is None or not self.arrays_path.exists():
+            return {}
+        with np.load(self.arrays_path) as data:
+            return {key: data[key] for key in data.files}
+
+    def timing(self, key: str) -> float | None:
+        return self.result.get(key)
+
+
+@dataclass
+class Row:
+    """One example: pass / fail / skip (or "ran" with one backend), and why."""
+
+    name: str
+    status: str
+    reason: str = ""
+    category: str = ""  # skip category, or whose fault a failure is
+    note: str = ""
+    runs: dict[str, Run] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+
+def _last_line(path: Path) -> str:
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    return lines[-1][:240] if lines else ""
+
+
+def run_child(backend: str, name: str, frames: int, timeout: float, workdir: Path) -> Run:
+    """Runs ``name`` with ``backend`` in a subprocess; waits at most ``timeout`` seconds."""
+    scratch = workdir / backend / name.replace("/", "__")
+    scratch.mkdir(parents=True, exist_ok=True)
+    result_path, arrays_path, log_path = (
+        scratch / "result.json",
+        scratch / "arrays.npz",
+        scratch / "output.log",
+    )
+    command = [sys.executable, "-m", "benchmarks.compat.child", "--backend", backend]
+    command += ["--example", name, "--frames", str(frames)]
+    command += ["--result", str(result_path), "--arrays", str(arrays_path)]
+    env = dict(os.environ, **CHILD_ENV)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            command, cwd=scratch, env=env, stdout=log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # the group this call started
+            process.wait(timeout=KILL_GRACE_S)
+            return Run(backend, "timeout", {"error": f"timeout after {timeout:g} s"}, None, log_path)
+    if not result_path.exists():
+        error = f"crashed ({signal_name(process.returncode)}): {_last_line(log_path)}"
+        return Run(backend, "crash", {"error": error}, None, log_path)
+    result = json.loads(result_path.read_text())
+    return Run(backend, result.get("status", "error"), result, arrays_path, log_path)
+
+
+def _judge(name: str, source: str, runs: dict[str, Run]) -> Row:
+    """Pass / fail from the two runs: errors first, then the arrays."""
+    setting = settings.setting_for(name)
+    row = Row(name, "fail", note=setting.note, runs=runs)
+    reference, candidate = runs.get(REFERENCE), runs.get(CANDIDATE)
+    if reference is None or candidate is None:  # one backend only: did it run?
+        (only,) = runs.values()
+        row.status = "ran" if only.status == "ok" else "fail"
+        row.reason, row.category = only.problem, only.result.get("blame", only.status)
+        return row
+    if reference.status != "ok":
+        row.reason, row.category = f"Taichi fails too: {reference.problem}", "reference"
+        return row
+    if candidate.status != "ok":
+        row.reason, row.category = candidate.problem, candidate.result.get("blame", candidate.status)
+        return row
+    mismatches = compare.compare(
+        reference.arrays(),
+        candidate.arrays(),
+        compare.tolerance_for(name, source),
+        reference.result.get("dump_errors"),
+        candidate.result.get("dump_errors"),
+    )
+    if mismatches:
+        row.reason, row.category = compare.summarize(mismatches), "results"
+        return row
+    row.status = "pass"
+    if not reference.arrays():
+        row.reason = "ran; no arrays to compare"
+    return row
+
+
+def run_example(
+    root: Path, name: str, backends: list[str], frames: int | None, timeout: float | None,
+    workdir: Path,
+) -> Row:  # fmt: skip
+    """Skip it, or run it with every backend and judge the runs."""
+    source = examples.source_path(root, name).read_text()
+    setting = settings.setting_for(name)
+    skip = skips.detect(source, setting)
+    if skip is not None:
+        return Row(name, "skip", skip.reason, skip.category, setting.note)
+    runs = {
+        backend: run_child(
+            backend,
+            name,
+            settings.frames_for(name, frames),
+            settings.timeout_for(name, timeout),
+            workdir,
+        )
+        for backend in backends
+    }
+    return _judge(name, source, runs)
+
+
+def run_all(
+    root: Path, names: list[str], backends: list[str], frames: int | None,
+    timeout: float | None, workdir: Path, jobs: int = 1,
+    progress: Callable[[int, Row], None] | None = None,
+) -> list[Row]:  # fmt: skip
+    """Every example in ``names`` (``jobs`` at a time); rows in the order of ``names``."""
+
+    def one(index_name: tuple[int, str]) -> Row:
+        index, name = index_name
+        row = run_example(root, name, backends, frames, timeout, workdir)
+        if progress is not None:
+            progress(index, row)
+        return row
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, enumerate(names)))
