@@ -109,9 +109,12 @@ def _run_source(path: Path, source: str, argv: list[str]) -> types.ModuleType:
     return module
 
 
-def run_example(backend: str, name: str, frames: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(result, arrays) of ``name`` run with ``backend``; the result is JSON-ready."""
-    root = examples.examples_dir()
+def run_example(
+    backend: str, name: str, frames: int, root: Path | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(result, arrays) of ``name`` (under ``root``, the wheel's examples by default) run
+    with ``backend``; the result is JSON-ready."""
+    root = root or examples.examples_dir()
     path = examples.source_path(root, name)
     setting = settings.setting_for(name)
     result: dict[str, Any] = {"backend": backend, "example": name, "status": "ok"}
@@ -170,8 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=settings.DEFAULT_FRAMES)
     parser.add_argument("--result", type=Path, required=True, help="JSON file to write")
     parser.add_argument("--arrays", type=Path, required=True, help=".npz file to write")
+    parser.add_argument("--root", type=Path, help="examples folder (default: the wheel's)")
     args = parser.parse_args(argv)
-    result, arrays = run_example(args.backend, args.example, args.frames)
+    result, arrays = run_example(args.backend, args.example, args.frames, args.root)
     try:
         np.savez(args.arrays, **arrays)
     except Exception as error:  # e.g. an array NumPy cannot pickle-free save

@@ -101,8 +101,11 @@ def _last_line(path: Path) -> str:
     return lines[-1][:240] if lines else ""
 
 
-def run_child(backend: str, name: str, frames: int, timeout: float, workdir: Path) -> Run:
-    """Runs ``name`` with ``backend`` in a subprocess; waits at most ``timeout`` seconds."""
+def run_child(
+    backend: str, name: str, frames: int, timeout: float, workdir: Path, root: Path | None = None
+) -> Run:
+    """Runs ``name`` (under ``root``, the wheel's examples by default) with ``backend`` in a
+    subprocess; waits at most ``timeout`` seconds."""
     scratch = workdir / backend / name.replace("/", "__")
     scratch.mkdir(parents=True, exist_ok=True)
     result_path, arrays_path, log_path = (
@@ -113,6 +116,8 @@ def run_child(backend: str, name: str, frames: int, timeout: float, workdir: Pat
     command = [sys.executable, "-m", "benchmarks.compat.child", "--backend", backend]
     command += ["--example", name, "--frames", str(frames)]
     command += ["--result", str(result_path), "--arrays", str(arrays_path)]
+    if root is not None:
+        command += ["--root", str(root)]
     env = dict(os.environ, **CHILD_ENV)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     with log_path.open("w") as log:
@@ -125,7 +130,9 @@ def run_child(backend: str, name: str, frames: int, timeout: float, workdir: Pat
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)  # the group this call started
             process.wait(timeout=KILL_GRACE_S)
-            return Run(backend, "timeout", {"error": f"timeout after {timeout:g} s"}, None, log_path)
+            return Run(
+                backend, "timeout", {"error": f"timeout after {timeout:g} s"}, None, log_path
+            )
     if not result_path.exists():
         error = f"crashed ({signal_name(process.returncode)}): {_last_line(log_path)}"
         return Run(backend, "crash", {"error": error}, None, log_path)
@@ -147,7 +154,10 @@ def _judge(name: str, source: str, runs: dict[str, Run]) -> Row:
         row.reason, row.category = f"Taichi fails too: {reference.problem}", "reference"
         return row
     if candidate.status != "ok":
-        row.reason, row.category = candidate.problem, candidate.result.get("blame", candidate.status)
+        row.reason, row.category = (
+            candidate.problem,
+            candidate.result.get("blame", candidate.status),
+        )
         return row
     mismatches = compare.compare(
         reference.arrays(),
@@ -182,6 +192,7 @@ def run_example(
             settings.frames_for(name, frames),
             settings.timeout_for(name, timeout),
             workdir,
+            root,
         )
         for backend in backends
     }

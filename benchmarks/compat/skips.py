@@ -3,8 +3,9 @@
 Categories: ``autodiff`` (``needs_grad``, ``ti.ad.``, ``.grad``, ``kernel.grad``),
 ``GGUI`` (``ti.ui.Window``/``Scene``/``Camera`` with no ``ti.GUI`` to fall back on),
 ``sparse solver`` (``ti.linalg``), ``optional dependency`` (an import that is not
-installed: opencv, cairo, ...), and ``setting`` (the table in :mod:`.settings` says
-so). A setting's ``not_skipped`` overrides the three source rules, with its reason.
+installed: opencv, cairo, ...; or a program such as ffmpeg), and ``setting`` (the
+table in :mod:`.settings` says so). A setting's ``not_skipped`` overrides the three
+source rules, with its reason.
 
 >>> detect("x = ti.field(float, shape=4, needs_grad=True)").category
 'autodiff'
@@ -21,6 +22,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 
@@ -30,6 +32,8 @@ from benchmarks.compat.settings import Setting
 PIP_NAMES = {"cv2": "opencv-python", "cairo": "pycairo", "PIL": "pillow", "skimage": "scikit-image"}
 # where an example reaches these, our run does not follow (besides the backends)
 IGNORED_IMPORTS = {"taichi", "ti_notebook"}
+# programs an example runs through Taichi's tools: (what in the source, which program)
+EXTERNAL_PROGRAMS = ((re.compile(r"\.make_video\("), "ffmpeg"),)
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,15 @@ def missing_dependencies(source: str) -> list[str]:
     return missing
 
 
+def missing_programs(source: str) -> list[str]:
+    """Programs the example needs on PATH (``ffmpeg`` for videos) that are not there."""
+    return [
+        program
+        for pattern, program in EXTERNAL_PROGRAMS
+        if pattern.search(source) and shutil.which(program) is None
+    ]
+
+
 def detect(source: str, setting: Setting | None = None) -> Skip | None:
     """Why the example with ``source`` is skipped, or None when it runs."""
     setting = setting or Setting()
@@ -123,4 +136,7 @@ def detect(source: str, setting: Setting | None = None) -> Skip | None:
     if missing:
         wanted = ", ".join(f"{name} ({PIP_NAMES.get(name, name)})" for name in missing)
         return Skip("optional dependency", f"needs {wanted}: not installed")
+    programs = missing_programs(source)
+    if programs:
+        return Skip("optional dependency", f"needs {', '.join(programs)} on PATH")
     return None
