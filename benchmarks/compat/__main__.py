@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         workdir = args.keep or Path(scratch)
         rows = runner.run_all(
             root, names, backends, args.frames, args.timeout, workdir, args.jobs,
-            progress=_progress(len(names)),
+            progress=_progress(len(names)), keep_arrays=args.keep is not None,
         )  # fmt: skip
     command = shlex.join(["python", "-m", "benchmarks.compat", *(argv or sys.argv[1:])])
     text = report.markdown(rows, command, args.frames)

@@ -53,6 +53,19 @@ def is_field(value: Any) -> bool:
     return False
 
 
+def cell_count(value: Any) -> int:
+    """How many elements ``to_numpy()`` would allocate (shape times the element's size).
+
+    Checked before reading: a sparse field's full shape can be far larger than memory.
+    """
+    count = int(np.prod(tuple(getattr(value, "shape", ()) or ()), dtype=np.int64))
+    for attribute in ("n", "m"):  # vector and matrix fields: components per cell
+        size = getattr(value, attribute, None)
+        if isinstance(size, int) and size > 0:
+            count *= size
+    return count
+
+
 def _is_example_object(value: Any) -> bool:
     cls = type(value)
     return cls.__module__ == EXAMPLE_MODULE and not isinstance(value, type)
@@ -91,6 +104,10 @@ class _Collector:
         self.seen.add(id(value))
         if is_field(value):
             try:
+                cells = cell_count(value)
+                if cells > MAX_ELEMENTS:
+                    self.errors[name] = f"left out: {cells} elements"
+                    return
                 self.add(name, value.to_numpy())
             except Exception as error:  # the backend's own failure, reported by name
                 self.errors[name] = f"to_numpy failed: {type(error).__name__}: {error}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,6 +38,7 @@ CHILD_ENV = {
     "TI_SKIP_VERSION_CHECK": "on",  # no network thread in Taichi's runs
     "PYTHONHASHSEED": "0",
     "PYTHONUNBUFFERED": "1",
+    "PYTHONFAULTHANDLER": "1",  # a crash leaves its Python stack in the log
 }
 KILL_GRACE_S = 10
 
@@ -96,8 +98,20 @@ class Row:
         return self.status == "pass"
 
 
-def _last_line(path: Path) -> str:
-    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+def crash_detail(log: str) -> str:
+    """Where a dead run was: the innermost frame faulthandler printed, else the last line.
+
+    >>> crash_detail("Current thread 0x1 (most recent call first):\\n"
+    ...              '  File "/x/taichi/lang/misc.py", line 737 in is_arch_supported\\n')
+    'in is_arch_supported (misc.py:737)'
+    """
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    for index, line in enumerate(lines):
+        if line.startswith("Current thread") and index + 1 < len(lines):
+            match = re.match(r'File "(.*)", line (\d+) in (.*)', lines[index + 1])
+            if match:
+                path, number, function = match.groups()
+                return f"in {function} ({Path(path).name}:{number})"
     return lines[-1][:240] if lines else ""
 
 
@@ -134,10 +148,22 @@ def run_child(
                 backend, "timeout", {"error": f"timeout after {timeout:g} s"}, None, log_path
             )
     if not result_path.exists():
-        error = f"crashed ({signal_name(process.returncode)}): {_last_line(log_path)}"
+        detail = crash_detail(log_path.read_text(errors="replace"))
+        error = f"crashed ({signal_name(process.returncode)}): {detail}"
         return Run(backend, "crash", {"error": error}, None, log_path)
     result = json.loads(result_path.read_text())
     return Run(backend, result.get("status", "error"), result, arrays_path, log_path)
+
+
+def run_with_retry(backend: str, name: str, frames: int, timeout: float, workdir: Path,
+                   root: Path | None = None) -> Run:  # fmt: skip
+    """:func:`run_child`, once more when the process dies (Taichi's CPU runs sometimes do)."""
+    run = run_child(backend, name, frames, timeout, workdir, root)
+    if run.status == "crash":
+        first = run.result["error"]
+        run = run_child(backend, name, frames, timeout, workdir, root)
+        run.result["retried"] = first
+    return run
 
 
 def _judge(name: str, source: str, runs: dict[str, Run]) -> Row:
@@ -159,8 +185,9 @@ def _judge(name: str, source: str, runs: dict[str, Run]) -> Row:
             candidate.result.get("blame", candidate.status),
         )
         return row
+    reference_arrays = reference.arrays()
     mismatches = compare.compare(
-        reference.arrays(),
+        reference_arrays,
         candidate.arrays(),
         compare.tolerance_for(name, source),
         reference.result.get("dump_errors"),
@@ -170,14 +197,14 @@ def _judge(name: str, source: str, runs: dict[str, Run]) -> Row:
         row.reason, row.category = compare.summarize(mismatches), "results"
         return row
     row.status = "pass"
-    if not reference.arrays():
+    if not reference_arrays:
         row.reason = "ran; no arrays to compare"
     return row
 
 
 def run_example(
     root: Path, name: str, backends: list[str], frames: int | None, timeout: float | None,
-    workdir: Path,
+    workdir: Path, keep_arrays: bool = False,
 ) -> Row:  # fmt: skip
     """Skip it, or run it with every backend and judge the runs."""
     source = examples.source_path(root, name).read_text()
@@ -186,7 +213,7 @@ def run_example(
     if skip is not None:
         return Row(name, "skip", skip.reason, skip.category, setting.note)
     runs = {
-        backend: run_child(
+        backend: run_with_retry(
             backend,
             name,
             settings.frames_for(name, frames),
@@ -196,19 +223,27 @@ def run_example(
         )
         for backend in backends
     }
-    return _judge(name, source, runs)
+    row = _judge(name, source, runs)
+    for run in runs.values():
+        retried = run.result.get("retried")
+        if retried:
+            again = f"{run.backend} {retried}, ran again"
+            row.note = f"{row.note}; {again}" if row.note else again
+        if not keep_arrays and run.arrays_path is not None:
+            run.arrays_path.unlink(missing_ok=True)  # up to hundreds of MB each
+    return row
 
 
 def run_all(
     root: Path, names: list[str], backends: list[str], frames: int | None,
     timeout: float | None, workdir: Path, jobs: int = 1,
-    progress: Callable[[int, Row], None] | None = None,
+    progress: Callable[[int, Row], None] | None = None, keep_arrays: bool = False,
 ) -> list[Row]:  # fmt: skip
     """Every example in ``names`` (``jobs`` at a time); rows in the order of ``names``."""
 
     def one(index_name: tuple[int, str]) -> Row:
         index, name = index_name
-        row = run_example(root, name, backends, frames, timeout, workdir)
+        row = run_example(root, name, backends, frames, timeout, workdir, keep_arrays)
         if progress is not None:
             progress(index, row)
         return row

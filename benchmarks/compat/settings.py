@@ -54,7 +54,9 @@ SETTINGS: dict[str, Setting] = {
         not_skipped="ti.linalg only with -S (sparse-matrix Poisson solve); Jacobi by default"
     ),
     "rendering/sdf_renderer": Setting(
-        frames=2, note="path tracer: shows every 10 samples; statistical comparison"
+        frames=3,
+        rewrites=(("interval = 10", "interval = 1"),),
+        note="path tracer: a frame per sample (not per 10)",
     ),
     "algorithm/mgpcg_advanced": Setting(
         rewrites=(("max_iters=400", "max_iters=40"),),

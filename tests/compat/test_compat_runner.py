@@ -163,10 +163,20 @@ def test_a_run_past_its_timeout_is_killed(run):
 
 
 @pytest.mark.unit
-def test_a_run_that_dies_is_reported_with_its_signal(run):
+def test_a_run_that_dies_is_reported_with_its_signal_and_place(run):
     result = run("aborts", "import os\nprint('about to abort')\nos.abort()\n")
     assert result.status == "crash"
-    assert result.problem == "crashed (SIGABRT): about to abort"
+    assert result.problem == "crashed (SIGABRT): in <module> (aborts.py:3)"
+
+
+@pytest.mark.unit
+def test_a_dead_run_is_tried_once_more(examples_root, tmp_path):
+    examples_root("aborts", "import os\nos.abort()\n")
+    result = runner.run_with_retry(
+        "ti_notebook", "aborts", 1, TIMEOUT_S, tmp_path, examples_root.root
+    )
+    assert result.status == "crash"
+    assert result.result["retried"] == "crashed (SIGABRT): in <module> (aborts.py:2)"
 
 
 @pytest.mark.unit
