@@ -41,6 +41,9 @@ CHILD_ENV = {
     "PYTHONFAULTHANDLER": "1",  # a crash leaves its Python stack in the log
 }
 KILL_GRACE_S = 10
+CRASH_ATTEMPTS = 3  # Taichi 1.7.4 segfaults now and then in launch_kernel on the CPU
+_THREAD_HEADER = re.compile(r"(Current thread|Thread) 0x[0-9a-f]+ .*most recent call first")
+_FRAME = re.compile(r'File "(.*)", line (\d+) in (.*)')
 
 
 def signal_name(returncode: int) -> str:
@@ -99,20 +102,34 @@ class Row:
 
 
 def crash_detail(log: str) -> str:
-    """Where a dead run was: the innermost frame faulthandler printed, else the last line.
+    """Where a dead run was: the innermost frame faulthandler printed for the crashing
+    thread (and the innermost one in an example, when that is another), else the last line.
 
-    >>> crash_detail("Current thread 0x1 (most recent call first):\\n"
-    ...              '  File "/x/taichi/lang/misc.py", line 737 in is_arch_supported\\n')
-    'in is_arch_supported (misc.py:737)'
+    >>> crash_detail("Fatal Python error: Segmentation fault\\n"
+    ...              "Thread 0x1 (most recent call first):\\n"
+    ...              '  File "/x/taichi/lang/kernel_impl.py", line 971 in launch_kernel\\n'
+    ...              '  File "/x/taichi/examples/simulation/euler.py", line 139 in step\\n')
+    'in launch_kernel (kernel_impl.py:971), from simulation/euler.py:139'
     """
     lines = [line.strip() for line in log.splitlines() if line.strip()]
-    for index, line in enumerate(lines):
-        if line.startswith("Current thread") and index + 1 < len(lines):
-            match = re.match(r'File "(.*)", line (\d+) in (.*)', lines[index + 1])
-            if match:
-                path, number, function = match.groups()
-                return f"in {function} ({Path(path).name}:{number})"
-    return lines[-1][:240] if lines else ""
+    headers = [i for i, line in enumerate(lines) if _THREAD_HEADER.match(line)]
+    current = [i for i in headers if lines[i].startswith("Current thread")]
+    if not headers:
+        return lines[-1][:240] if lines else ""
+    frames = []
+    for line in lines[(current or headers)[0] + 1 :]:
+        match = _FRAME.match(line)
+        if match is None:
+            break
+        frames.append(match.groups())
+    if not frames:
+        return lines[-1][:240]
+    path, number, function = frames[0]
+    detail = f"in {function} ({Path(path).name}:{number})"
+    for path, number, _ in frames[1:]:
+        if "/examples/" in path:
+            return f"{detail}, from {path.split('/examples/', 1)[1]}:{number}"
+    return detail
 
 
 def run_child(
@@ -157,12 +174,15 @@ def run_child(
 
 def run_with_retry(backend: str, name: str, frames: int, timeout: float, workdir: Path,
                    root: Path | None = None) -> Run:  # fmt: skip
-    """:func:`run_child`, once more when the process dies (Taichi's CPU runs sometimes do)."""
+    """:func:`run_child`, again when the process dies (Taichi's CPU runs sometimes do), up
+    to :data:`CRASH_ATTEMPTS` runs; the result says how the first one died."""
     run = run_child(backend, name, frames, timeout, workdir, root)
-    if run.status == "crash":
-        first = run.result["error"]
+    first, attempts = run.result.get("error"), 1
+    while run.status == "crash" and attempts < CRASH_ATTEMPTS:
         run = run_child(backend, name, frames, timeout, workdir, root)
-        run.result["retried"] = first
+        attempts += 1
+    if attempts > 1:
+        run.result["retried"] = f"{first}; {attempts} runs"
     return run
 
 
@@ -227,7 +247,7 @@ def run_example(
     for run in runs.values():
         retried = run.result.get("retried")
         if retried:
-            again = f"{run.backend} {retried}, ran again"
+            again = f"{run.backend}: {retried}"
             row.note = f"{row.note}; {again}" if row.note else again
         if not keep_arrays and run.arrays_path is not None:
             run.arrays_path.unlink(missing_ok=True)  # up to hundreds of MB each

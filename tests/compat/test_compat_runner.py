@@ -176,7 +176,7 @@ def test_a_dead_run_is_tried_once_more(examples_root, tmp_path):
         "ti_notebook", "aborts", 1, TIMEOUT_S, tmp_path, examples_root.root
     )
     assert result.status == "crash"
-    assert result.result["retried"] == "crashed (SIGABRT): in <module> (aborts.py:2)"
+    assert result.result["retried"] == "crashed (SIGABRT): in <module> (aborts.py:2); 3 runs"
 
 
 @pytest.mark.unit
