@@ -138,8 +138,9 @@ def markdown(rows: list[Row], command: str, frames: int | None) -> str:
         "",
         "Times: *ms/frame* is the median wall time per frame after the first; the first "
         "frame includes compiling and has its own column (seconds since the example "
-        "started). *ratio* is ti_notebook / Taichi. On a shared 2-core machine the "
-        "numbers are rough.",
+        "started). *ratio* is ti_notebook / Taichi. Both include what the GUI stub "
+        "records each frame (a `to_numpy()` of each drawn field). On a shared 2-core "
+        "machine the numbers are rough.",
         "",
     ]
     return "\n".join(head + table_lines(rows)) + "\n"
