@@ -144,6 +144,8 @@ def run_child(
         scratch / "arrays.npz",
         scratch / "output.log",
     )
+    for stale in (result_path, arrays_path):  # a former attempt's, in a kept folder
+        stale.unlink(missing_ok=True)
     command = [sys.executable, "-m", "benchmarks.compat.child", "--backend", backend]
     command += ["--example", name, "--frames", str(frames)]
     command += ["--result", str(result_path), "--arrays", str(arrays_path)]

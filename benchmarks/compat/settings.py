@@ -57,6 +57,10 @@ SETTINGS: dict[str, Setting] = {
     "simulation/fractal": Setting(
         outliers=1e-3, note="escape-time colours: a pixel on the threshold may differ (0.1%)"
     ),
+    "simulation/nbody": Setting(
+        stat_tol=0.2,
+        note="random bodies: forces are heavy-tailed (close pairs), their std varies by draw",
+    ),
     "simulation/two_stream_instability": Setting(
         stat_tol=0.3,
         note="an instability grown from random noise: field amplitudes vary between draws",
