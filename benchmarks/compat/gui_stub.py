@@ -15,7 +15,9 @@ under the same argument names:
   event name); the cursor sits in the middle, no key is ever pressed;
 - ``set_image/circles/circle/lines/line/triangles/rect/text/arrows/point_field/...``
   record their arguments as arrays; :func:`recorded_arrays` returns the last shown
-  frame's, named ``gui<window>.<method>[<call>].<argument>``.
+  frame's, named ``gui<window>.<method>[<call>].<argument>``;
+- a window the backend opens itself (Taichi's ``ti.tools.imshow``) runs its frames
+  but is neither recorded nor timed: it is not what the example draws.
 
 >>> session = reset(frames=2)
 >>> gui = StubGUI("demo", res=(4, 4))
@@ -42,6 +44,8 @@ import numpy as np
 # The stub's own clock: bound here, so an example's time shims never touch it.
 _perf_counter = time.perf_counter
 MAX_CALLS_RECORDED = 2000  # per method and frame; the count itself is always kept
+BACKEND_PACKAGES = ("taichi", "ti_notebook")
+EXAMPLES_PACKAGE = "taichi.examples"
 
 
 class ExampleStopped(BaseException):  # noqa: N818 - a stop signal, like SystemExit
@@ -168,8 +172,11 @@ class StubGUI:
         self.key_pressed: set[str] = set()
         self._closed = False
         self._exit_delivered = False
+        # a window the backend opens for itself (Taichi's ti.tools.imshow) is not the
+        # example's drawing: it runs its frames but records and times nothing
+        self._internal = _opened_by_backend(sys._getframe(1))
         self._index = SESSION.windows
-        SESSION.windows += 1
+        SESSION.windows += 0 if self._internal else 1
         self._current: dict[str, np.ndarray] = {}
         self._calls: dict[str, int] = {}
         self._fps_limit = None
@@ -195,10 +202,12 @@ class StubGUI:
             _capture_locals()
         if self.frame >= SESSION.frames:
             raise ExampleStopped(f"drew past its {SESSION.frames} frames")
-        SESSION.show_times.append(_perf_counter())
+        if not self._internal:
+            SESSION.show_times.append(_perf_counter())
         for method, count in self._calls.items():
             self._current[f"gui{self._index}.{method}.calls"] = np.array(count)
-        SESSION.last_frames[self._index] = self._current
+        if not self._internal:
+            SESSION.last_frames[self._index] = self._current
         self._current, self._calls = {}, {}
         self.frame += 1
         self._exit_delivered = False
@@ -326,6 +335,14 @@ class StubGUI:
 
     def contour(self, scalar_field: Any, normalize: bool = False) -> None:
         self._record("contour", scalar_field=scalar_field)
+
+
+def _opened_by_backend(frame: Any) -> bool:
+    """Whether the code creating a window is the backend's own (not an example's)."""
+    module = frame.f_globals.get("__name__", "")
+    if module.startswith(EXAMPLES_PACKAGE):
+        return False
+    return module.split(".")[0] in BACKEND_PACKAGES
 
 
 def _accepts(e_filter: tuple, event: StubGUI.Event) -> bool:

@@ -179,3 +179,19 @@ def test_locals_of_the_example_are_kept_at_each_show(tmp_path):
     namespace["main"](StubGUI(), "kept")
     assert gui_stub.SESSION.local_frames[0][0] == "main"
     assert gui_stub.SESSION.local_frames[0][1]["marker"] == "kept"
+
+
+def test_a_window_the_backend_opens_itself_is_neither_recorded_nor_timed():
+    backend_code = (
+        "def imshow(gui_class, img):\n"
+        "    gui = gui_class()\n    gui.set_image(img)\n    gui.show()\n"
+    )
+    namespace = {"__name__": "taichi.tools.image"}
+    exec(compile(backend_code, "image.py", "exec"), namespace)
+    namespace["imshow"](StubGUI, np.zeros((2, 2)))
+    assert gui_stub.recorded_arrays() == {} and gui_stub.SESSION.show_times == []
+    example = StubGUI()  # the example's own window is still the first one
+    example.circle((0.5, 0.5))
+    example.show()
+    assert "gui0.circle[0].pos" in gui_stub.recorded_arrays()
+    assert len(gui_stub.SESSION.show_times) == 1
