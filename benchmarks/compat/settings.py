@@ -61,6 +61,10 @@ SETTINGS: dict[str, Setting] = {
         stat_tol=0.2,
         note="random bodies: forces are heavy-tailed (close pairs), their std varies by draw",
     ),
+    "simulation/pbf2d": Setting(
+        stat_tol=0.1,
+        note="random particles: the lambdas' std moves ~5% from draw to draw (Taichi too)",
+    ),
     "simulation/two_stream_instability": Setting(
         stat_tol=0.3,
         note="an instability grown from random noise: field amplitudes vary between draws",
