@@ -65,10 +65,6 @@ SETTINGS: dict[str, Setting] = {
         stat_tol=0.1,
         note="random particles: the lambdas' std moves ~5% from draw to draw (Taichi too)",
     ),
-    "simulation/two_stream_instability": Setting(
-        stat_tol=0.3,
-        note="an instability grown from random noise: field amplitudes vary between draws",
-    ),
     "simulation/stable_fluid": Setting(
         not_skipped="ti.linalg only with -S (sparse-matrix Poisson solve); Jacobi by default"
     ),

@@ -127,3 +127,12 @@ def test_summarize_gives_the_first_reason_and_a_count():
     mismatches = compare.compare({"field/a": [1.0], "field/b": [2.0]}, {}, Tolerance())
     assert compare.summarize(mismatches) == "field a only in Taichi's run (+1 more)"
     assert compare.summarize([]) == ""
+
+
+def test_statistical_mode_allows_a_small_samples_standard_errors():
+    reference = {"field/e": np.random.default_rng(5).normal(size=32)}
+    candidate = {"field/e": np.random.default_rng(6).normal(size=32)}
+    assert abs(reference["field/e"].std() - candidate["field/e"].std()) > 0.05  # 5% rule fails
+    assert reasons(reference, candidate, Tolerance(mode="stat")) == []
+    (reason,) = reasons(reference, {"field/e": candidate["field/e"] + 2}, Tolerance(mode="stat"))
+    assert reason.startswith("field e differs statistically")
