@@ -10,7 +10,7 @@ STAMP = $(VENV)/.installed
 # JupyterLab refuses to start as root unless told; root is usual in containers and CI.
 LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab test test-sim lint format bench clean screenshot
+.PHONY: setup lab test test-sim lint format bench compat clean screenshot
 
 setup: $(STAMP)
 
@@ -71,6 +71,12 @@ bench: setup $(VENV)/.installed-bench
 		echo "== $$script"; \
 		$(PYTHON) "$$script" || exit $$?; \
 	done
+
+# Taichi's own examples (from the taichi wheel), each run headless with Taichi and with
+# ti_notebook and compared; writes benchmarks/compat.md. Not part of `make test`: it
+# takes a while (COMPAT_ARGS, e.g. "--only mpm --frames 3", narrows it down).
+compat: setup $(VENV)/.installed-bench
+	$(PYTHON) -m benchmarks.compat $(COMPAT_ARGS)
 
 # Leaves .venv alone (others may be using it); `rm -rf .venv` for a full reset.
 clean:

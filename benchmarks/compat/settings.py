@@ -1,0 +1,100 @@
+"""Per-example settings: frames, timeout, argv, source rewrites, comparison, skips.
+
+Most examples need none: :data:`DEFAULT_FRAMES` frames of ``ti.GUI``, a timeout of
+:data:`DEFAULT_TIMEOUT_S` seconds per run, and a comparison that is exact up to
+:data:`DEFAULT_RTOL`/:data:`DEFAULT_ATOL`, or statistical when the example draws
+random numbers in kernels (Taichi's and ti_notebook's generators differ). The table
+holds the exceptions, each with its reason.
+
+>>> setting_for("simulation/mpm88").frames is None
+True
+>>> setting_for("simulation/euler").frames
+3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_FRAMES = 5
+DEFAULT_TIMEOUT_S = 300.0
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-4
+DEFAULT_STAT_TOL = 0.05  # of the arrays' scale, for means and standard deviations
+MODES = ("exact", "stat", "run")  # "run": only that it runs to the end
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How one example runs and is compared; None means the default."""
+
+    frames: int | None = None  # ti.GUI frames before `running` turns False
+    timeout: float | None = None  # seconds per run (each backend)
+    argv: tuple[str, ...] = ()  # command-line arguments after the file name
+    # (old, new) replacements in the source, applied before it runs; both keep the
+    # line count, so tracebacks and kernel source positions stay those of the file
+    rewrites: tuple[tuple[str, str], ...] = ()
+    mode: str | None = None  # one of MODES; None: "stat" when kernels draw random numbers
+    rtol: float | None = None
+    atol: float | None = None
+    stat_tol: float | None = None
+    # fraction of elements allowed outside rtol/atol in "exact" mode: a threshold (an
+    # escape-time count, a particle crossing a cell) turns a last-bit difference into
+    # a visible one in a few places
+    outliers: float = 0.0
+    skip: str | None = None  # skip it, for this reason
+    not_skipped: str | None = None  # why the source's skip rule does not apply
+    note: str = ""  # shown in the table
+
+
+SETTINGS: dict[str, Setting] = {
+    "patterns": Setting(skip="helper module (taichi_logo), imported by other examples"),
+    "simulation/euler": Setting(
+        frames=3,
+        outliers=1e-3,
+        note="shock capturing: limiter branches flip on last-bit differences (0.1% may differ)",
+    ),
+    "simulation/fractal": Setting(
+        outliers=1e-3, note="escape-time colours: a pixel on the threshold may differ (0.1%)"
+    ),
+    "simulation/nbody": Setting(
+        stat_tol=0.2,
+        note="random bodies: forces are heavy-tailed (close pairs), their std varies by draw",
+    ),
+    "simulation/pbf2d": Setting(
+        stat_tol=0.1,
+        note="random particles: the lambdas' std moves ~5% from draw to draw (Taichi too)",
+    ),
+    "simulation/stable_fluid": Setting(
+        not_skipped="ti.linalg only with -S (sparse-matrix Poisson solve); Jacobi by default"
+    ),
+    "rendering/sdf_renderer": Setting(
+        frames=3,
+        rewrites=(("interval = 10", "interval = 1"),),
+        note="path tracer: a frame per sample (not per 10)",
+    ),
+    "algorithm/mgpcg_advanced": Setting(
+        rewrites=(("max_iters=400", "max_iters=40"),),
+        note="40 solver iterations instead of 400",
+    ),
+    "simulation/initial_value_problem": Setting(note="time.time_ns() replaced by a frame clock"),
+}
+
+
+def setting_for(name: str) -> Setting:
+    """The example's setting (the defaults when the table has none)."""
+    return SETTINGS.get(name, Setting())
+
+
+def frames_for(name: str, override: int | None = None) -> int:
+    """``--frames`` wins over the table, which wins over the default."""
+    if override is not None:
+        return override
+    return setting_for(name).frames or DEFAULT_FRAMES
+
+
+def timeout_for(name: str, override: float | None = None) -> float:
+    """``--timeout`` wins over the table, which wins over the default."""
+    if override is not None:
+        return override
+    return setting_for(name).timeout or DEFAULT_TIMEOUT_S

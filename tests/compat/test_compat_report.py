@@ -1,0 +1,67 @@
+"""The ``make compat`` table: its rows, the one-line summary and the markdown file."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.compat import report
+from benchmarks.compat.runner import Row, Run
+
+pytestmark = pytest.mark.unit
+
+
+def timed(backend, median, first):
+    return Run(backend, "ok", {"median_frame_s": median, "first_frame_s": first})
+
+
+ROWS = [
+    Row(
+        "simulation/mpm88",
+        "pass",
+        runs={
+            "taichi": timed("taichi", 0.002, 1.5),
+            "ti_notebook": timed("ti_notebook", 0.003, 0.4),
+        },
+    ),
+    Row("simulation/fem99", "skip", "autodiff: needs_grad=True (line 17)", "autodiff"),
+    Row("ggui_examples/mpm3d_ggui", "skip", "GGUI: ti.ui.Window (line 240)", "GGUI"),
+    Row("simulation/implicit_fem", "skip", "sparse solver: ti.linalg.X (line 1)", "sparse solver"),
+    Row("x/uses_canvas", "fail", "AttributeError: GUI.get_canvas | not stubbed", "harness"),
+    Row("x/crashes", "fail", "Taichi fails too: crashed (SIGSEGV)", "reference"),
+    Row(
+        "x/differs", "fail", "field x differs: max |diff| 0.5 at (1,)", "results", note="few frames"
+    ),
+]
+
+
+def test_the_summary_counts_passes_and_skips_by_category():
+    assert report.summary_line(ROWS) == (
+        "1 of 7 examples pass (3 skipped: 1 autodiff, 1 GGUI, 1 sparse solver)"
+    )
+    assert report.summary_line([Row("a", "fail")]) == "0 of 1 examples pass (0 skipped)"
+
+
+def test_a_row_shows_both_times_their_ratio_and_first_frames():
+    line = report.table_lines(ROWS)[2]
+    assert line == "| simulation/mpm88 | pass |  | 2 | 3 | 1.50 | 1.50 | 0.40 |"
+
+
+def test_failures_say_whose_fault_and_reasons_are_escaped():
+    lines = report.table_lines(ROWS)
+    assert (
+        "| x/uses_canvas | fail (harness) | AttributeError: GUI.get_canvas \\| not stubbed |"
+        in (lines[6])
+    )
+    assert lines[7].startswith("| x/crashes | fail (Taichi too) |")
+    assert "| fail | field x differs: max \\|diff\\| 0.5 at (1,); few frames |" in lines[8]
+    assert lines[8].endswith("| – | – | – | – | – |")
+
+
+def test_the_markdown_says_how_it_was_made():
+    text = report.markdown(ROWS, "python -m benchmarks.compat --only mpm", None)
+    assert text.startswith("# Taichi's examples with ti_notebook\n")
+    assert "Made by `python -m benchmarks.compat --only mpm` on " in text
+    assert "Taichi " in text and "NumPy " in text and "cores" in text
+    assert "**1 of 7 examples pass (3 skipped: 1 autodiff, 1 GGUI, 1 sparse solver).**" in text
+    assert report.HEADER in text
+    assert text.count("\n| ") == len(ROWS) + 1  # the header and one line per example

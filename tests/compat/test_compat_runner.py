@@ -1,0 +1,229 @@
+"""Fake examples through the ``make compat`` runner: one subprocess each, with ti_notebook.
+
+These need neither taichi nor a compiled kernel (the examples only make fields and
+draw), except the last, which checks that a kernel reads the rewritten source.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import ti_notebook
+from benchmarks.compat import runner
+
+TIMEOUT_S = 120
+
+
+@pytest.fixture
+def run(examples_root, tmp_path):
+    """Runs the fake example ``name`` with ti_notebook; returns the Run."""
+
+    def run_one(name, source, frames=1, timeout=TIMEOUT_S):
+        examples_root(name, source)
+        return runner.run_child(
+            "ti_notebook", name, frames, timeout, tmp_path / "work", examples_root.root
+        )
+
+    return run_one
+
+
+DEMO = """
+import numpy as np
+import taichi as ti
+import taichi.types
+from taichi.examples.helpers.scale import FACTOR
+
+ti.init(arch=ti.gpu)
+x = ti.field(ti.f32, shape=4)
+x.from_numpy(np.arange(4, dtype=np.float32) * FACTOR)
+gui = ti.GUI("demo", res=(4, 4))
+while gui.running:
+    gui.circles(x.to_numpy().reshape(2, 2), radius=2)
+    gui.show()
+print("shown", gui.frame, "is ti_notebook:", ti.__name__)
+"""
+
+
+@pytest.mark.unit
+def test_a_fake_example_runs_with_taichi_mapped_to_ti_notebook(examples_root, run):
+    examples_root("helpers/scale", "FACTOR = 3\n")
+    result = run("demo", DEMO)
+    assert result.status == "ok", result.problem
+    assert result.result["ended"] == "finished"
+    assert result.result["frames"] == 1
+    assert result.result["requested_archs"] == [str(ti_notebook.gpu)]  # forced to the CPU
+    arrays = result.arrays()
+    np.testing.assert_array_equal(arrays["field/x"], [0, 3, 6, 9])
+    np.testing.assert_array_equal(arrays["gui/gui0.circles[0].pos"], [[0, 3], [6, 9]])
+    assert "shown 1 is ti_notebook: ti_notebook" in result.log_path.read_text()
+
+
+@pytest.mark.unit
+def test_taichi_math_maps_to_ti_notebooks_or_fails_cleanly(run):
+    source = "import taichi as ti\nimport taichi.math as tm\nti.init()\nv = tm.vec2\n"
+    result = run("uses_math", source)
+    if hasattr(ti_notebook, "math"):
+        assert result.status == "ok", result.problem
+    else:
+        assert result.status == "error"
+        assert result.result["error"] == "ModuleNotFoundError: No module named 'taichi.math'"
+        assert result.result["where"] == "uses_math.py:2"
+        assert result.result["blame"] == "backend"
+
+
+@pytest.mark.unit
+def test_a_name_ti_notebook_lacks_fails_as_a_missing_module(run):
+    result = run("private", "import taichi as ti\nfrom taichi._lib import core\n")
+    assert result.result["error"] == "ModuleNotFoundError: No module named 'taichi._lib'"
+
+
+@pytest.mark.unit
+def test_fields_made_inside_main_are_found_through_its_locals(run):
+    source = """
+    import taichi as ti
+    ti.init()
+
+    class Solver:
+        def __init__(self):
+            self.levels = [ti.field(ti.i32, shape=2) for _ in range(2)]
+
+    def main():
+        solver = Solver()
+        solver.levels[1].fill(7)
+        gui = ti.GUI()
+        while gui.running:
+            gui.show()
+
+    if __name__ == "__main__":
+        main()
+    """
+    result = run("inside_main", source)
+    assert result.status == "ok", result.problem
+    arrays = result.arrays()
+    np.testing.assert_array_equal(arrays["field/main:solver.levels[1]"], [7, 7])
+    assert "field/main:solver.levels[0]" in arrays
+
+
+@pytest.mark.unit
+def test_exit_on_the_escape_event_ends_the_run_normally(run):
+    source = """
+    import taichi as ti
+    gui = ti.GUI()
+    while True:
+        for e in gui.get_events(ti.GUI.PRESS):
+            if e.key in [ti.GUI.ESCAPE, ti.GUI.EXIT]:
+                exit()
+        gui.show()
+    """
+    result = run("escape", source, frames=2)
+    assert result.status == "ok", result.problem
+    assert (result.result["ended"], result.result["frames"]) == ("exit()", 2)
+
+
+@pytest.mark.unit
+def test_a_loop_that_is_not_a_gui_loop_is_stopped_after_its_frames(run):
+    source = "import taichi as ti\ngui = ti.GUI()\nfor frame in range(100000):\n    gui.show()\n"
+    result = run("endless", source, frames=3)
+    assert result.status == "ok", result.problem
+    assert result.result["ended"] == "stopped: drew past its 3 frames"
+    assert result.result["frames"] == 3
+    assert result.result["median_frame_s"] is not None
+
+
+@pytest.mark.unit
+def test_an_error_gives_its_line_its_place_and_the_blame(run):
+    result = run("bad", "import taichi as ti\nraise ValueError('bad input\\nmore detail')\n")
+    assert result.status == "error"
+    assert result.result["error"] == "ValueError: bad input"
+    assert result.result["where"] == "bad.py:2"
+    assert result.result["blame"] == "backend"
+    assert result.problem == "ValueError: bad input (bad.py:2)"
+
+
+@pytest.mark.unit
+def test_a_gap_in_the_gui_stub_is_blamed_on_the_harness(run):
+    result = run("ggui_call", "import taichi as ti\ngui = ti.GUI()\ngui.get_canvas()\n")
+    assert result.result["blame"] == "harness"
+    assert "not stubbed" in result.result["error"]
+
+
+@pytest.mark.unit
+def test_a_run_past_its_timeout_is_killed(run):
+    started = time.perf_counter()
+    result = run("hangs", "while True:\n    pass\n", timeout=3)
+    assert result.status == "timeout"
+    assert result.problem == "timeout after 3 s"
+    assert time.perf_counter() - started < 3 + runner.KILL_GRACE_S
+
+
+@pytest.mark.unit
+def test_a_run_that_dies_is_reported_with_its_signal_and_place(run):
+    result = run("aborts", "import os\nprint('about to abort')\nos.abort()\n")
+    assert result.status == "crash"
+    assert result.problem == "crashed (SIGABRT): in <module> (aborts.py:3)"
+
+
+@pytest.mark.unit
+def test_a_dead_run_is_tried_once_more(examples_root, tmp_path):
+    examples_root("aborts", "import os\nos.abort()\n")
+    result = runner.run_with_retry(
+        "ti_notebook", "aborts", 1, TIMEOUT_S, tmp_path, examples_root.root
+    )
+    assert result.status == "crash"
+    assert result.result["retried"] == "crashed (SIGABRT): in <module> (aborts.py:2); 3 runs"
+
+
+@pytest.mark.unit
+def test_one_backend_rows_say_ran(examples_root, tmp_path):
+    examples_root("fine", "x = 1\n")
+    row = runner.run_example(examples_root.root, "fine", ["ti_notebook"], 1, TIMEOUT_S, tmp_path)
+    assert (row.status, row.reason) == ("ran", "")
+
+
+@pytest.mark.cpu
+def test_kernels_read_the_rewritten_source_and_clock(examples_root, tmp_path):
+    """A setting's rewrite reaches kernel code (linecache), the clock follows frames."""
+    examples_root(
+        "rewritten",
+        """
+        import time
+        import taichi as ti
+        ti.init()
+        result = ti.field(ti.i32, shape=())
+
+        @ti.kernel
+        def iterations() -> ti.i32:
+            max_iters = 400
+            return max_iters
+
+        result[None] = iterations()
+        t0 = time.perf_counter()
+        gui = ti.GUI()
+        while gui.running:
+            gui.show()
+        elapsed = ti.field(ti.f64, shape=())
+        elapsed[None] = time.perf_counter() - t0
+        """,
+    )
+    script = (
+        "import sys\nfrom benchmarks.compat import child, settings\n"
+        "settings.SETTINGS['rewritten'] = settings.Setting("
+        "rewrites=(('max_iters = 400', 'max_iters = 40'),))\n"
+        "sys.exit(child.main(sys.argv[1:]))\n"
+    )
+    result_path, arrays_path = tmp_path / "result.json", tmp_path / "arrays.npz"
+    command = [sys.executable, "-c", script, "--backend", "ti_notebook"]
+    command += ["--example", "rewritten", "--frames", "3", "--root", str(examples_root.root)]
+    command += ["--result", str(result_path), "--arrays", str(arrays_path)]
+    subprocess.run(command, cwd=runner.REPO_ROOT, check=True, timeout=TIMEOUT_S)
+    result = json.loads(result_path.read_text())
+    assert result["status"] == "ok", result.get("traceback")
+    with np.load(arrays_path) as arrays:
+        assert arrays["field/result"] == 40
+        assert arrays["field/elapsed"] == pytest.approx(3 / 60)

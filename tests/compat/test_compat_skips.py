@@ -1,0 +1,89 @@
+"""What ``make compat`` skips, decided from the example's source before running."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.compat import skips
+from benchmarks.compat.settings import Setting
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = ti.field(float, shape=4, needs_grad=True)",
+        "x = ti.Vector.field(2, float, 4, needs_dual=True)",
+        "with ti.ad.Tape(loss=U):\n    pass",
+        "with ti.Tape(loss):\n    pass",
+        "acc = -pos.grad[i]",
+        "compute.grad()",
+    ],
+)
+def test_autodiff_is_skipped(source):
+    skip = skips.detect(source)
+    assert skip is not None and skip.category == "autodiff"
+
+
+def test_the_reason_names_what_matched_and_its_line():
+    source = "import taichi as ti\n\nx = ti.field(float, (), needs_grad=True)\n"
+    assert skips.detect(source).reason == "autodiff: needs_grad=True (line 3)"
+
+
+def test_ggui_without_a_gui_fallback_is_skipped():
+    skip = skips.detect("window = ti.ui.Window('w', (8, 8))\ncanvas = window.get_canvas()")
+    assert skip.category == "GGUI"
+    assert skips.detect("scene = ti.ui.Scene()").category == "GGUI"
+
+
+def test_ggui_behind_a_flag_with_ti_gui_as_default_runs():
+    source = "if args.ggui:\n    w = ti.ui.Window('w', (8, 8))\nelse:\n    gui = ti.GUI('g')\n"
+    assert skips.detect(source) is None
+
+
+def test_the_sparse_solver_is_skipped():
+    skip = skips.detect("K = ti.linalg.SparseMatrixBuilder(n, n, max_num_triplets=100)")
+    assert skip.category == "sparse solver"
+    assert "ti.linalg.SparseMatrixBuilder" in skip.reason
+
+
+def test_plain_examples_run():
+    source = "import taichi as ti\nimport numpy as np\nimport math\nx = ti.field(float, 4)\n"
+    assert skips.detect(source) is None
+
+
+def test_missing_optional_dependencies_are_named_with_their_pip_name(monkeypatch):
+    real_find_spec = skips.importlib.util.find_spec
+    monkeypatch.setattr(
+        skips.importlib.util,
+        "find_spec",
+        lambda name: None if name in ("cv2", "cairo") else real_find_spec(name),
+    )
+    source = "try:\n    import cv2\n    import cairo\nexcept ImportError:\n    raise\n"
+    skip = skips.detect(source)
+    assert skip.category == "optional dependency"
+    assert skip.reason == "needs cv2 (opencv-python), cairo (pycairo): not installed"
+
+
+def test_a_missing_program_is_named(monkeypatch):
+    monkeypatch.setattr(skips.shutil, "which", lambda program: None)
+    skip = skips.detect("video_manager.make_video(gif=True, mp4=True)")
+    assert skip.reason == "needs ffmpeg on PATH"
+
+
+def test_imported_modules_reads_every_absolute_import_once():
+    source = (
+        "import taichi as ti\nimport numpy as np, os.path\nfrom taichi.math import vec2\n"
+        "from . import sibling\ndef f():\n    import numpy\n    from scipy.spatial import x\n"
+    )
+    assert skips.imported_modules(source) == ["taichi", "numpy", "os", "scipy"]
+    assert skips.imported_modules("def broken(:\n") == []  # the run reports it
+
+
+def test_a_setting_skips_or_overrides_the_source_rules():
+    assert skips.detect("x = 1", Setting(skip="helper module")) == skips.Skip(
+        "setting", "helper module"
+    )
+    source = "if use_sparse:\n    K = ti.linalg.SparseMatrixBuilder(n, n)\n"
+    assert skips.detect(source, Setting(not_skipped="only with -S")) is None
