@@ -269,3 +269,51 @@ def test_a_kernel_calling_the_library_is_offline_cached(tmp_path):
     # the library's own ti.funcs are the compiler's code: nothing makes the kernel uncacheable
     assert after["uncacheable"] == before["uncacheable"]
     assert after["misses"] == before["misses"] + 1
+
+
+@pytest.mark.cpu_only(
+    "exact reciprocals are the CPU backend's: under fast math the CUDA backend uses the GPU's "
+    "approximate sqrt and division, as Taichi's CUDA code and nvcc's -use_fast_math do"
+)
+def test_svd_of_identity_and_tiny_shear_is_exact_as_taichis():
+    """MPM decomposes F = I + (tiny): U @ V.T must be exactly I there, or the stress the
+    stiffness multiplies is made of rounding (mpm99's C was 500x Taichi's)."""
+    inputs = np.array([np.eye(2), [[1, 1e-7], [0, 1]], [[1.0001, 0], [0, 0.9999]]], np.float32)
+    M = ti.Matrix.field(2, 2, ti.f32, shape=3)
+    UVt = ti.Matrix.field(2, 2, ti.f32, shape=3)
+    S = ti.Matrix.field(2, 2, ti.f32, shape=3)
+    M.from_numpy(inputs)
+
+    @ti.kernel
+    def decompose():
+        for p in M:
+            u, s, v = ti.svd(M[p])
+            UVt[p] = u @ v.transpose()
+            S[p] = s
+
+    decompose()
+    # Taichi 1.7.4's values for these inputs
+    assert UVt.to_numpy()[0].tolist() == [[1, 0], [0, 1]]
+    assert UVt.to_numpy()[2].tolist() == [[1, 0], [0, 1]]
+    assert S.to_numpy()[0].tolist() == [[1, 0], [0, 1]]
+    assert S.to_numpy()[1].tolist() == [[1, 0], [0, 1]]
+    np.testing.assert_allclose(np.diag(S.to_numpy()[2]), [1.0001, 0.9999], rtol=1e-7)
+
+
+@pytest.mark.cpu_only(
+    "exact reciprocals are the CPU backend's: under fast math the CUDA backend uses the GPU's "
+    "approximate sqrt and division, as Taichi's CUDA code and nvcc's -use_fast_math do"
+)
+def test_reciprocal_square_root_is_exact_in_vectorised_loops():
+    """x86 would turn 1 / sqrt(x) into an estimate plus a Newton step (0.49999997 for
+    x = 4); the CPU backend turns estimates off, as Taichi's code divides exactly."""
+    x = ti.field(ti.f32, shape=64)
+
+    @ti.kernel
+    def invert():
+        for i in x:
+            x[i] = 1.0 / ti.sqrt(x[i])
+
+    x.fill(4.0)
+    invert()
+    assert (x.to_numpy() == 0.5).all()

@@ -34,6 +34,30 @@ MIN_GRAIN_LOOPING_BODY = 1
 CHUNKS_PER_THREAD = 4
 
 
+# x86 turns `a / sqrt(x)` and `1 / x` under `arcp` into estimate instructions (rsqrtps,
+# rcpps) plus one Newton step: off by an ulp even for exact inputs (1 / sqrt(4) was
+# 0.49999997, so ti.svd(I) was not I and an MPM step from F = I made stress from nothing).
+# Taichi's CPU code divides exactly; so do we: the estimates are off for every function.
+RECIPROCAL_ESTIMATES_OFF = '"reciprocal-estimates"="none"'
+
+
+def exact_reciprocals(module: ll.Module) -> None:
+    """Turns reciprocal estimates off in every function ``module`` defines.
+
+    >>> m = ll.Module()
+    >>> fn = ll.Function(m, ll.FunctionType(ll.VoidType(), []), "f")
+    >>> _ = ll.IRBuilder(fn.append_basic_block()).ret_void()
+    >>> exact_reciprocals(m)
+    >>> RECIPROCAL_ESTIMATES_OFF in fn.attributes
+    True
+    """
+    for fn in module.functions:
+        if fn.blocks:
+            # llvmlite's attribute set only knows enum attributes; a string attribute
+            # is added to the underlying set, and printed as written
+            set.add(fn.attributes, RECIPROCAL_ESTIMATES_OFF)
+
+
 class CpuModuleGenerator(ModuleGeneratorBase):
     """Builds the LLVM module of one specialised kernel."""
 
@@ -67,6 +91,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
                     chunk = profiling.profiled_chunk(self.module, chunk, self.profile, k)
                 task_functions[task.id] = chunk
         self.entry_function(tasks, task_functions)
+        exact_reciprocals(self.module)
         return str(self.module)
 
     def task_function(self, task: ir.OffloadedStmt, k: int) -> ll.Function:

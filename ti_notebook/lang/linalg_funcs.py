@@ -58,6 +58,25 @@ def jacobi_sweeps(dt: DataType) -> int:
     return SWEEPS_F32 if dt.bits <= 32 else SWEEPS_F64
 
 
+# The 2x2 SVD leaves the symmetric factor as it is when its off-diagonal entry is below
+# this fraction of its diagonal, as Taichi's does below 1e-5 (absolute): rotating by
+# the angle of such an entry moves the singular values by no more than it, but its
+# rounding (c * c != 1/2 for a 45-degree turn) puts ulp-sized noise into U @ V.T and
+# det(S), which MPM's stress multiplies by the stiffness (an F near I made C 500x
+# larger than Taichi's). Relative, so a scaled matrix is decomposed the same way.
+SKIP_ROTATION_F32, SKIP_ROTATION_F64 = 1e-5, 1e-12
+
+
+def skip_rotation_below(dt: DataType) -> float:
+    """The relative size of an off-diagonal entry the 2x2 SVD treats as zero.
+
+    >>> from ti_notebook.lang.types import f32
+    >>> skip_rotation_below(f32)
+    1e-05
+    """
+    return SKIP_ROTATION_F32 if dt.bits <= 32 else SKIP_ROTATION_F64
+
+
 # -- 2x2 -----------------------------------------------------------------------------------
 @func
 def polar2(A, dt):
@@ -84,7 +103,8 @@ def svd2(A, dt):
     s = ops.cast(0.0, dt)
     s1 = S[0, 0]
     s2 = S[1, 1]
-    if S[0, 1] != 0:  # rotate the symmetric S = V diag(s1, s2) V.T to diagonal
+    size = ops.max(ops.abs(S[0, 0]), ops.abs(S[1, 1]))
+    if ops.abs(S[0, 1]) > skip_rotation_below(dt) * size:  # S = V diag(s1, s2) V.T
         tau = ops.cast(0.5, dt) * (S[0, 0] - S[1, 1])
         w = ops.sqrt(tau * tau + S[0, 1] * S[0, 1])
         denominator = tau - w  # the larger in magnitude: no cancellation
