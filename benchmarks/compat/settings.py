@@ -54,6 +54,11 @@ SETTINGS: dict[str, Setting] = {
         outliers=1e-3,
         note="shock capturing: limiter branches flip on last-bit differences (0.1% may differ)",
     ),
+    "simulation/mandelbrot_zoom": Setting(
+        outliers=5e-3,
+        note="zoomed escape-time colours: pixels near the set's edge flip on last-bit "
+        "differences (0.4% here; fused multiply-adds differ)",
+    ),
     "simulation/fractal": Setting(
         outliers=1e-3, note="escape-time colours: a pixel on the threshold may differ (0.1%)"
     ),

@@ -267,3 +267,21 @@ def test_static_helpers_from_python_scope(capsys):
     with pytest.raises(TiAssertionError, match="custom"):
         ti.static_assert(0, "custom")
     assert capsys.readouterr().out == "hello 1\n"
+
+
+def test_code_after_a_static_return_in_a_func_is_not_traced():
+    """Taichi's stable_fluid_graph pattern: a static if returns, and the static_assert
+    after it only holds for the other specialisations."""
+
+    @ti.func
+    def width(n: ti.template()) -> ti.i32:
+        if ti.static(n == 2):
+            return 20
+        ti.static_assert(n == 3, "only 2 or 3")
+        return 30
+
+    @ti.kernel
+    def both() -> ti.i32:
+        return width(2) + width(3)
+
+    assert both() == 50

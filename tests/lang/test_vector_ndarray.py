@@ -108,3 +108,29 @@ def test_ndim_counts_the_element_grid_of_a_vector_ndarray():
     assert first(a) == 5.0
     with pytest.raises(TiValueError, match="must be 1-D, got 2-D"):
         first(ti.Vector.ndarray(2, ti.f32, shape=(3, 3)))
+
+
+def test_element_shape_is_known_in_the_kernel():
+    @ti.kernel
+    def components(a: ti.types.ndarray()) -> ti.i32:
+        total = 0
+        for k in ti.static(range(a.element_shape[0])):
+            total += k + 1
+        return total + len(a.element_shape) * 100
+
+    assert components(ti.Vector.ndarray(3, ti.f32, shape=2)) == 106
+
+
+def test_element_shape_called_as_taichi_code_does():
+    @ti.func
+    def width(a: ti.template()) -> ti.i32:
+        result = 1
+        if ti.static(a.element_shape() == [2]):
+            result = 2
+        return result
+
+    @ti.kernel
+    def probe(a: ti.types.ndarray(), b: ti.types.ndarray()) -> ti.i32:
+        return width(a) * 10 + width(b)
+
+    assert probe(ti.Vector.ndarray(2, ti.f32, shape=2), ti.ndarray(ti.f32, 2)) == 21

@@ -240,7 +240,13 @@ class TraceContext:
 
     def _run(self, statements: list[ast.stmt]) -> None:
         for stmt in statements:
-            if self.state.returned and self.frame.is_kernel:
+            frame = self.frame
+            if frame.return_value is not MISSING and not frame.is_kernel:
+                # a ti.func returned (at its top level, or in a `ti.static` if's body):
+                # what follows is dead code, as in Python, and Taichi does not trace it
+                # (`if ti.static(n == 2): return f2(x)` then `ti.static_assert(n == 3)`)
+                return
+            if self.state.returned and frame.is_kernel:
                 raise self.error(
                     TiSyntaxError,
                     stmt,

@@ -95,6 +95,18 @@ def _dict(ctx: TraceContext, node: ast.Dict):
     return result
 
 
+class ElementShape(tuple):
+    """An ndarray argument's ``element_shape``: a tuple (``a.element_shape[0]``) that
+    Taichi code also calls, ``a.element_shape() == [2]`` (a list, as Taichi's gives).
+
+    >>> ElementShape((2,))[0], ElementShape((2,))() == [2]
+    (2, True)
+    """
+
+    def __call__(self) -> list:
+        return list(self)
+
+
 @HANDLERS.expression(ast.Attribute)
 def _attribute(ctx: TraceContext, node: ast.Attribute):
     base = ctx.expr(node.value)
@@ -107,6 +119,8 @@ def _attribute(ctx: TraceContext, node: ast.Attribute):
             )
         if node.attr == "dtype":
             return base.dtype
+        if node.attr == "element_shape":  # () for scalars, (n,) or (n, m) for matrices
+            return ElementShape(base.element_shape)
         raise ctx.error(TiSyntaxError, node, f"ndarray arguments have no '.{node.attr}'")
     if isinstance(base, Vector):
         return vector_attribute(ctx, base, node)
