@@ -12,7 +12,7 @@ import pytest
 from error_points import raises_at
 
 import ti_notebook as ti
-from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError
 
 pytestmark = pytest.mark.cpu
 
@@ -225,3 +225,20 @@ def test_unpacking_a_scalar_or_a_non_dict_is_refused():
 
     raises_at(TiTypeError, star_scalar, "two(*a)", 1, under="*a", match="single number")
     raises_at(TiTypeError, star_star_tuple, "**(2,)", under="(2,)", match="dict")
+
+
+def test_a_captured_dict_is_read_at_compile_time():
+    params = {"shape": [4, 2], "dt": 0.5}
+
+    @ti.kernel
+    def area() -> ti.f32:
+        return params["shape"][0] * params["shape"][1] * params["dt"]
+
+    assert area() == 4.0
+
+    @ti.kernel
+    def missing() -> ti.f32:
+        return params["dx"]
+
+    with pytest.raises(TiIndexError, match="'params' has no key 'dx'"):
+        missing()

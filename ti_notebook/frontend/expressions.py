@@ -179,6 +179,13 @@ def _subscript(ctx: TraceContext, node: ast.Subscript):
             raise ctx.error(
                 TiIndexError, node.slice, f"index {index} out of range for size {len(base)}"
             ) from None
+    if isinstance(base, dict):  # params["dt"]: a compile-time lookup
+        key = static_eval(ctx, node.slice)
+        if key not in base:
+            raise ctx.error(
+                TiIndexError, node.slice, f"'{ast.unparse(node.value)}' has no key {key!r}"
+            )
+        return base[key]
     indices = index_values(ctx, node.slice)
     ptr = subscript_pointer(ctx, base, indices, node)
     return ctx.builder.emit(ir.GlobalLoadStmt(ptr))
