@@ -35,7 +35,7 @@ import sys
 import numpy as np
 
 from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
-from ti_notebook.lang import autodiff, ndarray, types
+from ti_notebook.lang import autodiff, element_views, ndarray, types
 from ti_notebook.lang import matrix_dtypes as dtypes
 from ti_notebook.lang.field import (
     Field,
@@ -47,6 +47,7 @@ from ti_notebook.lang.field import (
 from ti_notebook.lang.matrix_algebra import MatrixAlgebra
 from ti_notebook.lang.matrix_arith import MatrixArithmetic
 from ti_notebook.lang.swizzles import add_swizzles
+from ti_notebook.runtime.memory import before_host_access
 
 
 def _entries(arr, what: str) -> tuple[np.ndarray, object]:
@@ -321,6 +322,9 @@ class MatrixField:
         return [c.layout() for c in self.components]
 
     def to_numpy(self, dtype=None) -> np.ndarray:
+        view = self._device_synced_view(write=False)
+        if view is not None:  # one strided copy (element_views.py)
+            return np.array(view, dtype=dtype, copy=True)
         parts = [c.to_numpy(dtype) for c in self.components]
         stacked = np.stack(parts, axis=-1)
         return stacked.reshape(self.shape + self.element_shape)
@@ -333,9 +337,21 @@ class MatrixField:
                 f"from_numpy: array of shape {array.shape} does not match {self.label} "
                 f"of shape {expected}"
             )
+        view = self._device_synced_view(write=True)
+        if view is not None:
+            view[...] = array
+            return
         flat = array.reshape(self.shape + (-1,))
         for k, component in enumerate(self.components):
             component.from_numpy(flat[..., k])
+
+    def _device_synced_view(self, write: bool):
+        """All components as one view, after the device copy (if any) is brought back."""
+        view = element_views.combined_view(self.components, self.element_shape)
+        memory = self.components[0]._memory
+        if view is not None and memory.device is not None:
+            before_host_access(memory, write=write)
+        return view
 
     def fill(self, value) -> None:
         values = np.broadcast_to(np.asarray(value), self.element_shape).reshape(-1)
