@@ -58,6 +58,12 @@ ROWS = [
     Row("fill", "launch", "1,024-element parallel fill", unit="µs", target=0.3),
     Row("p2g", "mpm", "MPM P2G 3-D, 256K particles, 64³ grid"),
     Row("p2g_tuned", "mpm", "MPM P2G, loop_config(block_dim, parallelize)"),
+    Row("rowupd_row", "loops", "parallel rows, serial a[i, j] += 1, row-major 4096²"),
+    Row("rowupd_col", "loops", "the same row update, column-major 4096²"),
+    Row("matvec", "loops", "matvec y[i] += A[i, j]·x[j], 4096² f32", nbytes=4 * 4096**2),
+    Row("nbody", "loops", "2-D n-body force[i] += f, 2048 bodies"),
+    Row("vec_to_numpy", "vcopy", "Vector.field(3) → NumPy, 4M", nbytes=24 * 4 * 1024 * 1024),
+    Row("vec_from_numpy", "vcopy", "NumPy → Vector.field(3), 4M", nbytes=24 * 4 * 1024 * 1024),
     Row("cold_compile", "cold", "cold compile: define → first sum result"),
     Row("import_init", "cold", "import + init (fresh process)", target=None),
 ]

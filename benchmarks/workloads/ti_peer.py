@@ -306,3 +306,8 @@ GROUPS = {
     "launch": run_launch,
     "mpm": run_mpm,
 }
+
+# issue 18's everyday patterns live in their own module (they import this one)
+from . import patterns_ti as _patterns  # noqa: E402
+
+GROUPS.update(_patterns.GROUPS)

@@ -64,6 +64,7 @@ def test_dict_form_keeps_the_first_shape_and_reads_by_key():
             "pass_records",
             "passes",
             "privatized",
+            "promoted",
             "tasks",
             "thread_local",
             "written_arguments",

@@ -288,6 +288,8 @@ class KernelReport(Mapping):
     cache: str | None = None  # hit | miss | off | uncacheable
     # CUDA: how each task launches (codegen/nvptx.py states the fields); empty on the CPU
     launches: tuple[Mapping, ...] = ()
+    # elements kept in a local across a serial loop (passes/promote_accumulators.py)
+    promoted: tuple[str, ...] = ()
 
     @property
     def passes(self) -> tuple[str, ...]:
@@ -312,6 +314,7 @@ class KernelReport(Mapping):
             float(d.get("compile_time_s", 0.0)),
             d.get("cache"),
             tuple(_frozen(launch) for launch in d.get("launches", ())),
+            promoted=tuple(d.get("promoted", ())),
         )
 
     def to_dict(self) -> dict:
@@ -321,6 +324,7 @@ class KernelReport(Mapping):
             "thread_local": [t.to_dict() for t in self.thread_local],
             "block_local": [b.to_dict() for b in self.block_local],
             "demoted_atomics": list(self.demoted_atomics),
+            "promoted": list(self.promoted),
             "privatized": [p.to_dict() for p in self.privatized],
             "written_arguments": list(self.written_arguments),
             "passes": list(self.passes),

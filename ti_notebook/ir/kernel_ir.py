@@ -30,6 +30,7 @@ class KernelIR:
             "thread_local": [],
             "block_local": [],
             "demoted_atomics": [],
+            "promoted": [],
             "privatized": [],
         }
     )

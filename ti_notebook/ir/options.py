@@ -32,6 +32,8 @@ class CompileOptions:
     fast_math: bool = True
     make_thread_local: bool = True
     make_block_local: bool = True
+    # demote_atomics and promote_accumulators; False: atomics and global accesses as written
+    advanced_optimization: bool = True
     # ti.init(kernel_profiler=True): tasks and chunks record timestamps (codegen/profiling.py)
     kernel_profiler: bool = False
     # ti.loop_config defaults for every outermost loop (Kernel.configure, %%kernel flags)
@@ -54,6 +56,7 @@ class CompileOptions:
             self.fast_math,
             self.make_thread_local,
             self.make_block_local,
+            self.advanced_optimization,
             self.kernel_profiler,
             tuple(sorted(self.default_loop_config.items())),
         )

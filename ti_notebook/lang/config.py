@@ -46,6 +46,9 @@ class Config:
     offline_cache_cleaning_policy: str = "lru"  # the page's default
     make_thread_local: bool = True  # codegen
     make_block_local: bool = True  # codegen
+    # codegen: demote_atomics and promote_accumulators (Taichi's name for its optimising
+    # passes); False keeps every atomic and every global access as written
+    advanced_optimization: bool = True
     cpu_max_num_threads: int = 0  # 0 = all cores
     random_seed: int = 0
     print_ir: bool = False
@@ -75,6 +78,7 @@ class Config:
             fast_math=self.fast_math,
             make_thread_local=self.make_thread_local,
             make_block_local=self.make_block_local,
+            advanced_optimization=self.advanced_optimization,
             kernel_profiler=self.kernel_profiler,
             default_loop_config=default_loop_config or {},
             print_ir=self.print_ir,

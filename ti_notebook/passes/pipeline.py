@@ -32,6 +32,7 @@ from ti_notebook.ir.verify import verify
 from ti_notebook.passes import (
     demote_atomics,
     eliminate_dead_code,
+    interchange_loops,
     lower_access,
     lower_sparse,
     lower_struct_for,
@@ -40,6 +41,7 @@ from ti_notebook.passes import (
     memory_traffic,
     offload,
     privatize_scatter,
+    promote_accumulators,
     prove_bounds,
     spill_between_tasks,
     typecheck,
@@ -55,6 +57,9 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("make_thread_local", make_thread_local.run),
     ("demote_atomics", demote_atomics.run),
     ("privatize_scatter", privatize_scatter.run),
+    # after demote_atomics (a demoted += is a load and a store it can keep in a local)
+    ("promote_accumulators", promote_accumulators.run),
+    ("interchange_loops", interchange_loops.run),
     # an analysis (changes nothing): after the passes above have decided which accesses
     # stay global (thread-local accumulators, privatised scatters, block-local buffers),
     # before lower_access turns field[I] into root + offset and the field is gone

@@ -1,0 +1,43 @@
+"""Issue 18's patterns in NumPy: whole-array forms (``a += 1``, ``A @ x``, the pairwise
+forces through broadcasting) and the plain copies a vector field's transfer is held to."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import patterns_data as data
+from .measure import Timer, attempt
+
+
+def run_loops(timer: Timer) -> dict:
+    def rows(order: str) -> dict:
+        a = np.zeros((data.N_ROWS, data.N_ROWS), np.float32, order=order)
+        return timer.figure(lambda: np.add(a, 1.0, out=a))
+
+    def mv() -> dict:
+        a, x = data.matvec_data()
+        y = np.zeros(data.N_MATVEC, np.float32)
+        return timer.figure(lambda: np.add(y, a @ x, out=y))
+
+    def nbody() -> dict:
+        p = data.bodies()
+        return timer.figure(lambda: data.forces_reference(p))
+
+    return {
+        "rowupd_row": attempt(rows, "C"),
+        "rowupd_col": attempt(rows, "F"),
+        "matvec": attempt(mv),
+        "nbody": attempt(nbody),
+    }
+
+
+def run_vector_copies(timer: Timer) -> dict:
+    values = data.vectors()
+    out = np.empty_like(values)
+    return {
+        "vec_to_numpy": attempt(timer.figure, values.copy),
+        "vec_from_numpy": attempt(timer.figure, lambda: np.copyto(out, values)),
+    }
+
+
+GROUPS = {"loops": run_loops, "vcopy": run_vector_copies}
