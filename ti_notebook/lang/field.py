@@ -33,6 +33,7 @@ from ti_notebook.lang import snode as _snode
 from ti_notebook.lang.assigned_names import assigned_name
 from ti_notebook.lang.validate import extents
 from ti_notebook.plan.layout import FieldLayout
+from ti_notebook.runtime import host_copy
 from ti_notebook.runtime.memory import before_host_access
 
 _live_trees: weakref.WeakSet = weakref.WeakSet()
@@ -251,7 +252,7 @@ class Field:
         if self._memory.device is not None:
             before_host_access(self._memory, write=False)
         if self._view is not None:
-            return np.array(self._view, dtype=dtype, copy=True)
+            return host_copy.copy_out(self._view, dtype, _config.current().num_threads)
         values = self._flat_view()[self._layout.addresses() // self.dtype.size]
         return values.astype(dtype) if dtype is not None else values
 
@@ -266,7 +267,7 @@ class Field:
         if self._memory.device is not None:
             before_host_access(self._memory, write=True)
         if self._view is not None:
-            self._view[...] = array
+            host_copy.copy_into(self._view, array, _config.current().num_threads)
             return
         addresses = self._layout.addresses()
         if self._layout.is_sparse:  # as fill(): active cells only

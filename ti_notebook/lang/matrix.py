@@ -36,6 +36,7 @@ import numpy as np
 
 from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
 from ti_notebook.lang import autodiff, element_views, ndarray, types
+from ti_notebook.lang import config as _config
 from ti_notebook.lang import matrix_dtypes as dtypes
 from ti_notebook.lang.field import (
     Field,
@@ -47,6 +48,7 @@ from ti_notebook.lang.field import (
 from ti_notebook.lang.matrix_algebra import MatrixAlgebra
 from ti_notebook.lang.matrix_arith import MatrixArithmetic
 from ti_notebook.lang.swizzles import add_swizzles
+from ti_notebook.runtime import host_copy
 from ti_notebook.runtime.memory import before_host_access
 
 
@@ -324,7 +326,7 @@ class MatrixField:
     def to_numpy(self, dtype=None) -> np.ndarray:
         view = self._device_synced_view(write=False)
         if view is not None:  # one strided copy (element_views.py)
-            return np.array(view, dtype=dtype, copy=True)
+            return host_copy.copy_out(view, dtype, _config.current().num_threads)
         parts = [c.to_numpy(dtype) for c in self.components]
         stacked = np.stack(parts, axis=-1)
         return stacked.reshape(self.shape + self.element_shape)
@@ -339,7 +341,7 @@ class MatrixField:
             )
         view = self._device_synced_view(write=True)
         if view is not None:
-            view[...] = array
+            host_copy.copy_into(view, array, _config.current().num_threads)
             return
         flat = array.reshape(self.shape + (-1,))
         for k, component in enumerate(self.components):

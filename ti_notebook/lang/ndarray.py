@@ -16,6 +16,7 @@ from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 from ti_notebook.lang.field import normalize_shape
+from ti_notebook.runtime import host_copy
 
 
 class Template:
@@ -109,7 +110,7 @@ class Ndarray:
         return len(self.shape)
 
     def to_numpy(self) -> np.ndarray:
-        return self._array.copy()
+        return host_copy.copy_out(self._array, None, _config.current().num_threads)
 
     def from_numpy(self, array) -> None:
         array = np.asarray(array)
@@ -117,7 +118,7 @@ class Ndarray:
             raise TiValueError(
                 f"from_numpy: shape {array.shape} != ndarray shape {self._array.shape}"
             )
-        self._array[...] = array
+        host_copy.copy_into(self._array, array, _config.current().num_threads)
 
     def copy_from(self, other: Ndarray) -> None:
         """Copies ``other``'s elements (same shape and element shape) into this array."""
