@@ -201,10 +201,13 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         return self.external_shape(s.arg_index, axis)
 
     def emit_GlobalLoad(self, s: ir.GlobalLoadStmt):
-        return self.b.load(self.v(s.ptr), typ=llvm_type(s.dtype), align=s.dtype.size)
+        load = self.b.load(self.v(s.ptr), typ=llvm_type(s.dtype), align=s.dtype.size)
+        self.gen.alias_scopes().annotate(load, s.ptr)
+        return load
 
     def emit_GlobalStore(self, s: ir.GlobalStoreStmt):
         store = self.b.store(self.v(s.value), self.v(s.ptr), align=s.value.dtype.size)
+        self.gen.alias_scopes().annotate(store, s.ptr)
         if s.nontemporal:
             one = self.module.add_metadata([ll.Constant(c.I32, 1)])
             store.set_metadata("nontemporal", one)

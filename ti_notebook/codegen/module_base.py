@@ -17,6 +17,7 @@ import itertools
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen.alias_scopes import FieldAliasScopes
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
@@ -61,6 +62,14 @@ class ModuleGeneratorBase:
         # and the offline cache can load it for fields of any tree with the same plan.
         self.tree_slots: list[int] = []
         self.random_sites = itertools.count()  # ti.random call sites, numbered per kernel
+        self._alias_scopes: FieldAliasScopes | None = None
+
+    def alias_scopes(self) -> FieldAliasScopes:
+        """Which fields' accesses are independent (built on first use; codegen/alias_scopes.py)."""
+        if self._alias_scopes is None:
+            kernel = self.kernel if self.options.advanced_optimization else None
+            self._alias_scopes = FieldAliasScopes(self.module, kernel)
+        return self._alias_scopes
 
     def tree_slot(self, tree_id: int) -> int:
         if tree_id not in self.tree_slots:
