@@ -115,3 +115,30 @@ def test_shapes_it_must_not_touch(case):
     mask = j <= i
     expect = np.where(mask, j * (j + 1) // 2 if case == "local_across_j" else 1, 0)
     np.testing.assert_array_equal(on, expect)
+
+
+@pytest.mark.parametrize("column_major", [True, False])
+def test_ndrange_axes_swap_for_a_column_major_field(column_major):
+    m, n = 300, 520
+
+    def run(ti):
+        x = ti.field(ti.f32)
+        if column_major:
+            ti.root.dense(ti.j, n).dense(ti.i, m).place(x)
+        else:
+            ti.root.dense(ti.ij, (m, n)).place(x)
+
+        @ti.kernel
+        def touch():
+            for i, j in ti.ndrange((2, m), (1, n - 3)):
+                x[i, j] += 1.0 + i * 0.5 - j
+
+        touch()
+        return x.to_numpy(), _fired(touch)
+
+    (on, fired), (off, fired_off) = both(run)
+    i, j = np.meshgrid(np.arange(m), np.arange(n), indexing="ij")
+    inside = (i >= 2) & (j >= 1) & (j < n - 3)
+    np.testing.assert_array_equal(on, np.where(inside, 1.0 + i * 0.5 - j, 0).astype(np.float32))
+    np.testing.assert_array_equal(off, on)
+    assert fired == column_major and not fired_off

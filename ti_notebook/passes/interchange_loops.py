@@ -1,4 +1,4 @@
-"""Run a parallel loop's iterations in column strips when its inner loop strides memory.
+"""Run a parallel loop's iterations in memory order when its inner loop strides memory.
 
 ``for i in range(K): for j in range(K): a[i, j] += 1`` over a *column-major* ``a``
 walks ``a`` with a stride of ``4 K`` bytes in the inner loop: every access touches a new
@@ -17,6 +17,9 @@ is pure index arithmetic and one serial loop whose bounds do not depend on ``i``
 loop leaves no iteration early, prints nothing, and its accesses favour ``i``: some move
 by at most one element per ``i`` and a cache line or more per ``j``, none the other way
 round (the field's byte strides, ``FieldLayout.strides``; an ndarray is row-major).
+The same idea for ``for i, j in ti.ndrange(M, N)`` over a column-major field: the flat
+index splits with ``i`` fastest instead of ``j`` (the task's two axes swap roles).
+
 ``ti.init(advanced_optimization=False)`` turns it off.
 """
 
@@ -43,11 +46,52 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
         return False
     changed = False
     for task in kernel.tasks():
+        if _swap_ndrange_axes(task):
+            changed = True
+            continue
         shape = _candidate(task)
         if shape is not None and _favours_outer(task, shape[2]):
             _strip_and_swap(task, *shape)
             changed = True
     return changed
+
+
+def _swap_ndrange_axes(task: ir.OffloadedStmt) -> bool:
+    """A 2-D ``ti.ndrange`` task whose accesses are contiguous along its first axis, not
+    its last (a column-major field in a row-major loop), runs with the axes' roles
+    swapped: the flat index splits with the first axis fastest."""
+    if task.kind != "range_for" or task.config.get("serialize") or len(task.extents) != 2:
+        return False
+    loop = task.loop
+    if not isinstance(loop, ir.RangeForStmt) or len(loop.extents) != 2:
+        return False
+    if any(isinstance(s, _LEAVES[:3]) for s in task.body.walk()):
+        return False
+    better = worse = 0
+    for ptr in task.body.walk():
+        if not isinstance(ptr, (ir.GlobalPtrStmt, ir.ExternalPtrStmt)):
+            continue
+        strides, size = _strides(ptr), ptr.dtype.bits // 8
+        if strides is None:
+            continue
+        along = [0, 0]
+        for index, stride in zip(ptr.indices, strides, strict=True):
+            axis = loop_axis_of(index, loop)
+            if axis is not None:
+                along[axis[0]] += CACHE_LINE if stride is None else abs(stride)
+        if along[0] and along[0] <= size and along[1] >= CACHE_LINE:
+            better += 1
+        elif along[1] and along[1] <= size and along[0] >= CACHE_LINE:
+            worse += 1
+    if not better or worse:
+        return False
+    for owner in (task, loop):
+        owner.extents.reverse()
+        owner.starts.reverse()
+    for stmt in task.walk_all():
+        if isinstance(stmt, ir.LoopIndexStmt) and stmt.loop is loop:
+            stmt.axis = 1 - stmt.axis
+    return True
 
 
 def _const(value) -> int | None:
