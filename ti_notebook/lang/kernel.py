@@ -38,7 +38,14 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import autodiff, compound_args, kernel_params, template_keys, types
+from ti_notebook.lang import (
+    autodiff,
+    compound_args,
+    fast_calls,
+    kernel_params,
+    template_keys,
+    types,
+)
 from ti_notebook.lang import config as _config
 from ti_notebook.lang.compound_args import CompoundLauncher
 from ti_notebook.lang.data_oriented import BoundKernel, defined_in_class
@@ -299,7 +306,17 @@ class Kernel(KernelBase):
             launcher = CompoundLauncher(compiled, params, return_type)
         if all(p.kind in ("scalar", "compound") for p in self._params):
             self._fast = launcher  # no template or ndarray: every call launches this code
+        elif launcher is compiled and fast_calls.eligible(self._params):
+            self._register_fast_ndarray_call(args, launcher)
         return launcher.launch(runtime_args)
+
+    def _register_fast_ndarray_call(self, args: tuple, launcher) -> None:
+        dispatch = self._fast
+        if not isinstance(dispatch, fast_calls.NdarrayDispatch):
+            positions = [k for k, p in enumerate(self._params) if p.kind == "ndarray"]
+            dispatch = fast_calls.NdarrayDispatch(self._slow_call, positions, len(self._params))
+            self._fast = dispatch
+        dispatch.add(args, launcher)
 
     # -- introspection ---------------------------------------------------------------
     def stages(self, *args, arch: str | None = None, compute_capability: str = "sm_90") -> Stages:
