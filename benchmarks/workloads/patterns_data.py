@@ -15,6 +15,7 @@ N_MATVEC = 4096  # A is 64 MiB f32: matvec streams it once
 N_BODY = 2048  # 4M pair interactions per call
 SOFTENING = 1e-3
 N_VECTORS = 4 * 1024 * 1024  # Vector.field(3) of 4M elements: 48 MiB
+N_CALL = 1024  # the ndarray-call row: small arrays, so the call's overhead shows
 
 
 def matvec_data() -> tuple[np.ndarray, np.ndarray]:
@@ -42,3 +43,8 @@ def forces_reference(p: np.ndarray) -> np.ndarray:
     r2 = (d**2).sum(-1) + SOFTENING
     np.fill_diagonal(r2, np.inf)
     return (d / (r2 * np.sqrt(r2))[..., None]).sum(1)
+
+
+def call_arrays() -> tuple[np.ndarray, np.ndarray]:
+    gen = spec.rng()
+    return gen.random(N_CALL, dtype=np.float32), gen.random(N_CALL, dtype=np.float32)

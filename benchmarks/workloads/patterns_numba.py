@@ -42,6 +42,20 @@ def forces(pos, force):
                 force[i, 1] += dy * inv
 
 
+@njit
+def saxpy_call(a, x, y):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+
+def run_calls(timer: Timer) -> dict:
+    x, y = data.call_arrays()
+    want = y + np.float32(0.5) * x
+    saxpy_call(np.float32(0.5), x, y)
+    check("ndarray saxpy", y, want, rtol=1e-6)
+    return {"saxpy_nd_call": attempt(timer.per_call, saxpy_call, np.float32(0.5), x, y)}
+
+
 def run_loops(timer: Timer) -> dict:
     def rows(order: str) -> dict:
         n = data.N_ROWS
@@ -73,4 +87,4 @@ def run_loops(timer: Timer) -> dict:
     }
 
 
-GROUPS = {"loops": run_loops}
+GROUPS = {"loops": run_loops, "calls": run_calls}

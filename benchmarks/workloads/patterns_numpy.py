@@ -40,4 +40,13 @@ def run_vector_copies(timer: Timer) -> dict:
     }
 
 
-GROUPS = {"loops": run_loops, "vcopy": run_vector_copies}
+def run_calls(timer: Timer) -> dict:
+    x, y = data.call_arrays()
+
+    def saxpy(a, x, y):
+        y += a * x
+
+    return {"saxpy_nd_call": attempt(timer.per_call, saxpy, np.float32(0.5), x, y)}
+
+
+GROUPS = {"loops": run_loops, "vcopy": run_vector_copies, "calls": run_calls}

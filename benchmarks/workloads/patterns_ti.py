@@ -105,4 +105,20 @@ def run_vector_copies(ti: ModuleType, timer: Timer) -> dict:
     }
 
 
-GROUPS = {"loops": run_loops, "vcopy": run_vector_copies}
+def run_calls(ti: ModuleType, timer: Timer) -> dict:
+    init(ti)
+    x, y = data.call_arrays()
+    want = y + 0.5 * x
+
+    @ti.kernel
+    def saxpy(a: ti.f32, x: ti.types.ndarray(ti.f32, ndim=1), y: ti.types.ndarray(ti.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+
+    saxpy(0.5, x, y)
+    sync(ti)
+    check("ndarray saxpy", y, want, rtol=1e-6)
+    return {"saxpy_nd_call": attempt(timer.per_call, saxpy, 0.5, x, y)}
+
+
+GROUPS = {"loops": run_loops, "vcopy": run_vector_copies, "calls": run_calls}

@@ -64,6 +64,7 @@ ROWS = [
     Row("nbody", "loops", "2-D n-body force[i] += f, 2048 bodies"),
     Row("vec_to_numpy", "vcopy", "Vector.field(3) → NumPy, 4M", nbytes=24 * 4 * 1024 * 1024),
     Row("vec_from_numpy", "vcopy", "NumPy → Vector.field(3), 4M", nbytes=24 * 4 * 1024 * 1024),
+    Row("saxpy_nd_call", "calls", "saxpy call, two 1K NumPy arrays", unit="µs"),
     Row("cold_compile", "cold", "cold compile: define → first sum result"),
     Row("import_init", "cold", "import + init (fresh process)", target=None),
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen import vector_math
 from ti_notebook.ir import types
 
 I1 = ll.IntType(1)
@@ -257,6 +258,11 @@ class Arithmetic:
             return self.transcendental(op, [a], dtype)
         raise NotImplementedError(op)
 
+    def scalar_math(self, op: str, a: ll.Value, dtype: types.DataType) -> ll.Value:
+        """``op`` (sin cos exp log tan) as LLVM's intrinsic: never a vector-library
+        variant, so the bits do not depend on which lane computed them."""
+        return self.intrinsic(f"llvm.{op}.{self.suffix(dtype)}", llvm_type(dtype), [a])
+
     def transcendental(self, op: str, args: list, dtype: types.DataType) -> ll.Value:
         """``op`` of :data:`TRANSCENDENTAL` (or ``pow``, ``atan2``) on float ``args``.
 
@@ -264,6 +270,16 @@ class Arithmetic:
         overrides this (codegen/nvptx_math.py): some of these intrinsics abort NVPTX.
         """
         t = llvm_type(dtype)
+        gen = getattr(self, "gen", None)  # the module generator (absent in bare emitters)
+        if gen is not None and (op, dtype.bits) in gen.capabilities.vector_math:
+            # libm with its vector variant named: the loop vectoriser calls libmvec
+            flags = FAST_FLAGS if self.fast_math else ()
+            if dtype.bits == 32 and op in vector_math.WIDENED_F32:  # in f64, rounded back
+                wide = [self.b.fpext(a, ll.DoubleType()) for a in args]
+                fn = vector_math.declare_widened(self.module, op)
+                return self.b.fptrunc(self.b.call(fn, wide, fastmath=flags), t)
+            fn = vector_math.declare_scalar(self.module, op, dtype.bits)
+            return self.b.call(fn, args, fastmath=flags)
         if op in ("sin", "cos", "exp", "log", "tan", "pow"):
             return self.intrinsic(f"llvm.{op}.{self.suffix(dtype)}", t, args)
         if dtype.bits == 16:  # libm has no half functions: call the float one

@@ -19,7 +19,7 @@ from __future__ import annotations
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
-from ti_notebook.codegen import profiling
+from ti_notebook.codegen import profiling, vector_math
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.module_base import ModuleGeneratorBase
 from ti_notebook.ir import nodes as ir
@@ -92,6 +92,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
                 task_functions[task.id] = chunk
         self.entry_function(tasks, task_functions)
         exact_reciprocals(self.module)
+        vector_math.finish(self.module)
         return str(self.module)
 
     def task_function(self, task: ir.OffloadedStmt, k: int) -> ll.Function:

@@ -53,6 +53,10 @@ def libdevice_name(op: str, bits: int) -> str:
 class NvptxMath:
     """``transcendental`` for the NVPTX emitter (which provides ``b``, ``declare``...)."""
 
+    def scalar_math(self, op: str, a: ll.Value, dtype: types.DataType) -> ll.Value:
+        # a GPU thread computes one lane anyway: the same libdevice call as everywhere
+        return self.transcendental(op, [a], dtype)
+
     def transcendental(self, op: str, args: list, dtype: types.DataType) -> ll.Value:
         if dtype.bits == 16:  # no f16 forms: compute in f32
             wide = [self.b.fpext(a, _F32) for a in args]

@@ -135,10 +135,13 @@ class RandomMixin:
         b = self.b
         u1 = self.uniform(words[0], words[1], work, plus_one=True)
         u2 = self.uniform(words[2], words[3], work)
-        log = self.unary("log", u1, work)
+        # libm's scalar log and cos, never the vector variants (codegen/vector_math.py):
+        # the same seed must give the same bits whether an element falls in a vector
+        # body or a loop's remainder, on any thread count or block_dim
+        log = self.scalar_math("log", u1, work)
         radius = self.unary("sqrt", self.flagged(b.fmul(log, ll.Constant(t, -2.0))), work)
         angle = self.flagged(b.fmul(u2, ll.Constant(t, 2.0 * math.pi)))
-        value = self.flagged(b.fmul(radius, self.unary("cos", angle, work)))
+        value = self.flagged(b.fmul(radius, self.scalar_math("cos", angle, work)))
         return value if work is dtype else b.fptrunc(value, llvm_type(dtype))
 
     def random_key(self) -> list[ll.Value]:

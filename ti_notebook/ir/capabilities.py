@@ -38,6 +38,9 @@ class Capabilities:
     # tasks go through the temporaries buffer (passes/spill_between_tasks.py), and the
     # code has no host-side interrupt polls or CPU timestamps
     tasks_are_kernels: bool = False
+    # (op, bits) of the transcendental functions the CPU code may vectorise through a
+    # vector math library (codegen/vector_math.py); empty: scalar calls only
+    vector_math: frozenset = frozenset()
 
     def key(self) -> list:
         """The record as plain values in a fixed order (a set's order is not), for keys."""

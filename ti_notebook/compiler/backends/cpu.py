@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 
+from ti_notebook.codegen import vector_math
 from ti_notebook.codegen.cpu import CpuModuleGenerator
 from ti_notebook.compiler.backends.base import Artifact, Backend
 from ti_notebook.ir.capabilities import Capabilities
@@ -68,7 +69,10 @@ class CpuBackend(Backend):
 
     def __init__(self, threads: int) -> None:
         self.capabilities = Capabilities(
-            arch=self.arch, threads=threads, vector_width=host_vector_width()
+            arch=self.arch,
+            threads=threads,
+            vector_width=host_vector_width(),
+            vector_math=vector_math.available(jit().cpu_features),
         )
 
     def start(self, store=None) -> None:
