@@ -48,3 +48,19 @@ def forces_reference(p: np.ndarray) -> np.ndarray:
 def call_arrays() -> tuple[np.ndarray, np.ndarray]:
     gen = spec.rng()
     return gen.random(N_CALL, dtype=np.float32), gen.random(N_CALL, dtype=np.float32)
+
+
+def math_input() -> np.ndarray:
+    """8M f32 in [-2, 2): the transcendental chain's input."""
+    return spec.rng().uniform(-2.0, 2.0, spec.N_FLAT).astype(np.float32)
+
+
+def math_reference(x: np.ndarray) -> np.ndarray:
+    v = x.astype(np.float64)
+    return (
+        np.sin(v) * np.exp(-v)
+        + np.log(1 + v * v)
+        + np.arctan2(v, 1.5)
+        + np.abs(v) ** 1.3
+        + np.cos(v)
+    )

@@ -56,6 +56,27 @@ def run_calls(timer: Timer) -> dict:
     return {"saxpy_nd_call": attempt(timer.per_call, saxpy_call, np.float32(0.5), x, y)}
 
 
+@njit(parallel=True)
+def chain(x, y):
+    for i in prange(x.shape[0]):
+        v = x[i]
+        y[i] = (
+            np.sin(v) * np.exp(-v)
+            + np.log(ONE + v * v)
+            + np.arctan2(v, np.float32(1.5))
+            + np.abs(v) ** np.float32(1.3)
+            + np.cos(v)
+        )
+
+
+def run_math(timer: Timer) -> dict:
+    x = data.math_input()
+    y = np.zeros_like(x)
+    chain(x, y)
+    check("transcendental chain", y, data.math_reference(x), rtol=1e-5, atol=1e-5)
+    return {"transcendental": attempt(timer.figure, lambda: chain(x, y))}
+
+
 def run_loops(timer: Timer) -> dict:
     def rows(order: str) -> dict:
         n = data.N_ROWS
@@ -87,4 +108,4 @@ def run_loops(timer: Timer) -> dict:
     }
 
 
-GROUPS = {"loops": run_loops, "calls": run_calls}
+GROUPS = {"loops": run_loops, "calls": run_calls, "math": run_math}

@@ -49,4 +49,14 @@ def run_calls(timer: Timer) -> dict:
     return {"saxpy_nd_call": attempt(timer.per_call, saxpy, np.float32(0.5), x, y)}
 
 
-GROUPS = {"loops": run_loops, "vcopy": run_vector_copies, "calls": run_calls}
+def run_math(timer: Timer) -> dict:
+    x = data.math_input()
+
+    def chain():
+        waves = np.sin(x) * np.exp(-x) + np.cos(x)
+        return waves + np.log(1 + x * x) + np.arctan2(x, 1.5) + np.abs(x) ** 1.3
+
+    return {"transcendental": attempt(timer.figure, chain)}
+
+
+GROUPS = {"loops": run_loops, "vcopy": run_vector_copies, "calls": run_calls, "math": run_math}

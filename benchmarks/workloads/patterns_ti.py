@@ -121,4 +121,33 @@ def run_calls(ti: ModuleType, timer: Timer) -> dict:
     return {"saxpy_nd_call": attempt(timer.per_call, saxpy, 0.5, x, y)}
 
 
-GROUPS = {"loops": run_loops, "vcopy": run_vector_copies, "calls": run_calls}
+def run_math(ti: ModuleType, timer: Timer) -> dict:
+    init(ti)
+    values = data.math_input()
+    x, y = ti.field(ti.f32, values.size), ti.field(ti.f32, values.size)
+    x.from_numpy(values)
+
+    @ti.kernel
+    def chain():
+        for i in x:
+            v = x[i]
+            y[i] = (
+                ti.sin(v) * ti.exp(-v)
+                + ti.log(1 + v * v)
+                + ti.atan2(v, 1.5)
+                + ti.pow(abs(v), 1.3)
+                + ti.cos(v)
+            )
+
+    chain()
+    sync(ti)
+    check("transcendental chain", y.to_numpy(), data.math_reference(values), rtol=1e-5, atol=1e-5)
+    return {"transcendental": attempt(timer.figure, chain)}
+
+
+GROUPS = {
+    "loops": run_loops,
+    "vcopy": run_vector_copies,
+    "calls": run_calls,
+    "math": run_math,
+}

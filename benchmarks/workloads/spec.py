@@ -65,6 +65,7 @@ ROWS = [
     Row("vec_to_numpy", "vcopy", "Vector.field(3) → NumPy, 4M", nbytes=24 * 4 * 1024 * 1024),
     Row("vec_from_numpy", "vcopy", "NumPy → Vector.field(3), 4M", nbytes=24 * 4 * 1024 * 1024),
     Row("saxpy_nd_call", "calls", "saxpy call, two 1K NumPy arrays", unit="µs"),
+    Row("transcendental", "math", "sin/cos/exp/log/atan2/pow chain, 8M f32", target=0.5),
     Row("cold_compile", "cold", "cold compile: define → first sum result"),
     Row("import_init", "cold", "import + init (fresh process)", target=None),
 ]
