@@ -71,22 +71,30 @@ def run_body(
     module: ast.Module,
     filename: str,
     configure: Callable[[ti.Kernel], object],
+    before: Callable[[ast.AST, CellRun], object] | None = None,
 ) -> CellRun:
     """Runs the statements of ``module`` in the user namespace, making kernels as it goes.
 
     ``configure`` is applied to every kernel the cell defines, before any statement can
-    launch it. A trailing expression's value is the run's ``value`` (IPython shows it).
+    launch it; ``before(statement, run)`` is called before each statement that is not a
+    ``def`` (and the trailing expression) runs. A trailing expression's value is the
+    run's ``value`` (IPython shows it).
     """
     namespace = shell.user_ns
     run = CellRun(filename)
     body = list(module.body)
     last_expr = body.pop() if body and isinstance(body[-1], ast.Expr) else None
     for stmt in body:
+        is_def = isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if before is not None and not is_def:
+            before(stmt, run)
         code = compile(ast.Module(body=[stmt], type_ignores=[]), filename, "exec")
         exec(code, shell.user_global_ns, namespace)  # noqa: S102 - the user's own cell
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _adopt(namespace, stmt.name, run, configure)
     if last_expr is not None:
+        if before is not None:
+            before(last_expr, run)
         code = compile(ast.Expression(body=last_expr.value), filename, "eval")
         run.value = eval(code, shell.user_global_ns, namespace)  # noqa: S307 - the user's cell
     return run

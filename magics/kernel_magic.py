@@ -17,11 +17,13 @@ pointing at the cell's own line. See ``%%kernel?`` for every option.
 from __future__ import annotations
 
 import argparse
+import ast
+import inspect
 import sys
 import warnings
 
 import numpy as np
-from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
@@ -119,31 +121,31 @@ class KernelMagics(Magics):
         "the tuner.",
     )
     @argument("--quiet", action="store_true", help="do not print the one-line summary per kernel.")
-    @cell_magic
-    def kernel(self, line: str, cell: str):
+    @line_cell_magic
+    def kernel(self, line: str, cell: str | None = None):
         """Runs the cell as Python; its top-level functions become ti_notebook kernels.
 
         Statements run in order in the notebook's namespace. Right after a top-level
-        ``def`` runs, the function becomes a kernel (as if decorated ``@ti.kernel``);
-        functions decorated ``@ti.func`` stay funcs. Statements before a ``def`` run
-        before its kernel is made; statements after it may launch it. When the cell is
-        done, kernels whose arguments are all scalars (or ndarrays with dtype and ndim
-        given) are compiled, and the cell prints one line per kernel: compile time, cache
-        hit or miss, tasks with their loop_config, and the passes that fired. Kernels with
-        ti.template() arguments compile at their first call. A trailing expression's
-        value is the cell's output. ``{name}`` in the magic line is replaced by the
-        value of ``name`` in the notebook's namespace.
+        def runs, the function becomes a kernel (as if decorated @ti.kernel); functions
+        decorated @ti.func stay funcs. Statements before a def run before its kernel is
+        made; statements after it may launch it. A kernel whose arguments are all
+        scalars (or ndarrays with dtype and ndim given) compiles just before the first
+        statement that names it, or when the cell ends, and prints one line: compile
+        time, cache hit or miss, tasks with their loop_config, the passes that fired.
+        Kernels with ti.template() arguments compile at their first call. A trailing
+        expression's value is the cell's output. {name} in the magic line is replaced
+        by the value of name in the notebook's namespace.
 
-        With ``--profile`` the kernel profiler (``ti.profiler``) is on while the cell
-        runs (the magic turns it on for the session if it was off, and says so), and
-        after the cell a table shows only this cell's launches, one row per
-        specialisation, with a bar chart of their total time; the same launches are in
-        ``ti.profiler.launches()`` and ``ti.profiler.export_trace(path)``.
+        With --profile the kernel profiler (ti.profiler) is on while the cell runs (the
+        magic turns it on for the session if it was off, and says so); after the cell a
+        table shows this cell's launches, one row per specialisation, with a bar chart
+        of their total time (also in ti.profiler.launches() and
+        ti.profiler.export_trace(path)).
 
         Errors point at the cell's line and column with a caret; set TI_DEBUG=1 to see
-        the compiler's frames as well.
+        the compiler's frames as well. %%kernel -h (or --help, or %kernel?) prints this.
 
-        Example::
+        Example:
 
             %%kernel --parallelize 4 --show llvm_optimized
             x = ti.field(ti.f32, shape=1024)
@@ -158,23 +160,42 @@ class KernelMagics(Magics):
             for _ in range(3):
                 add_one(x)
         """
+        if cell is None or _asks_for_help(line):  # %kernel alone, or -h / --help
+            print(self.help_text())
+            return None
         args = parse_argstring(self.kernel, line)
         _select_arch(args.arch)
         filename = register_source(self.shell, line, cell)
-        try:
-            module = parse_body(cell, filename)
-            profile = self._start_profile() if args.profile else None
-            run = run_body(self.shell, module, filename, _configurer(args))
-        except Exception as error:
-            if debug_enabled():
-                raise
-            raise self._short_error(error, filename) from None
-        stages = {}
-        for name, kernel in run.kernels.items():  # lines print as kernels compile
+        stages: dict = {}
+
+        def summarise(name: str, kernel) -> None:
             stages[name] = kernel_stages = self._compile(name, kernel)
             if not args.quiet:
                 report = kernel_stages["report"] if kernel_stages is not None else None
                 print(summary_line(name, report) if report is not None else deferred_line(name))
+
+        def before(statement, run) -> None:
+            # a kernel compiles just before the first statement naming it runs, so its
+            # line comes before what that statement prints
+            named = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)}
+            for name, kernel in list(run.kernels.items()):
+                if name in named and name not in stages and _compiles_now(kernel):
+                    try:
+                        summarise(name, kernel)
+                    except Exception:  # the statement's own call reports it, in place
+                        stages.pop(name, None)
+
+        try:
+            module = parse_body(cell, filename)
+            profile = self._start_profile() if args.profile else None
+            run = run_body(self.shell, module, filename, _configurer(args), before)
+        except Exception as error:
+            if debug_enabled():
+                raise
+            raise self._short_error(error, filename) from None
+        for name, kernel in run.kernels.items():  # the others, as they compile
+            if name not in stages:
+                summarise(name, kernel)
         self._show([s for s in args.show if s != "layout"], stages, run.kernels)
         if "layout" in args.show:
             self._show_layouts(run.kernels, stages)
@@ -187,6 +208,10 @@ class KernelMagics(Magics):
                 return tuner
             display(tuner)
         return run.value
+
+    def help_text(self) -> str:
+        """The usage, what the magic does and its flags, as plain text."""
+        return KernelMagics.kernel.__doc__
 
     # -- helpers ------------------------------------------------------------------------
     @staticmethod
@@ -284,6 +309,27 @@ class KernelMagics(Magics):
         if isinstance(error, ti.errors.TiError):
             return cell_error(error, ti_error_lines(error, self._place))
         return cell_error(error, python_error_lines(self.shell, error, filename))
+
+
+# The help is the docstring as written (IPython's formatter keeps the description's
+# lines), without the source's indentation: what %kernel?, -h and --help show.
+_PARSER = KernelMagics.kernel.parser
+_PARSER.description = inspect.cleandoc(_PARSER.description)
+# IPython's formatter opens the usage with a reST literal-block marker ("::"): drop it
+KernelMagics.kernel.__doc__ = (
+    _PARSER.format_help().removeprefix("::\n\n").replace("\n  %%kernel", "\n%%kernel", 1)
+)
+if KernelMagics.kernel.__doc__.startswith("  %%kernel"):
+    KernelMagics.kernel.__doc__ = KernelMagics.kernel.__doc__[2:]
+
+
+def _compiles_now(kernel) -> bool:
+    """Every parameter has an example value: the kernel compiles without a call."""
+    return all(_example(p) is not None for p in kernel.parameters)
+
+
+def _asks_for_help(line: str) -> bool:
+    return any(token in ("-h", "--help") for token in line.split())
 
 
 def _example(param):

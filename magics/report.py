@@ -12,14 +12,16 @@ Everything comes from ``kernel.stages(...)`` and its ``report`` (DESIGN.md secti
     ...     "passes": ["offload", "make_thread_local"],
     ... }
     >>> print(summary_line("fill", report))
-    fill: compiled in 12.3 ms (cache miss) | tasks: serial, struct-for over x [parallelize=2] \
-| passes: offload, make_thread_local
+    fill: compiled in 12.3 ms (cache miss)
+      tasks: serial, struct-for over x [parallelize=2]
+      passes: offload, make_thread_local
 """
 
 from __future__ import annotations
 
 import html
 import json
+import textwrap
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -63,17 +65,39 @@ def task_text(task: dict) -> str:
     return text
 
 
+SUMMARY_WIDTH = 100  # an output area's width in characters, about
+
+
 def summary_line(name: str, report: dict) -> str:
-    """One line: compile (or cache load) time, cache status, tasks and passes fired."""
+    """Compile (or cache load) time, cache status, tasks and passes fired: one line, or,
+    when that would be wider than :data:`SUMMARY_WIDTH`, one line each, wrapped between
+    words (an output area breaks a long line anywhere, even mid-word).
+
+        >>> print(summary_line("k", {"compile_time_s": 0.002, "cache": "hit"}))
+        k: loaded in 2.0 ms (cache hit) | tasks: none | passes: none
+    """
     ms = 1000.0 * float(report.get("compile_time_s") or 0.0)
     cache = report.get("cache", "unknown")
     verb = "loaded" if cache == "hit" else "compiled"
     tasks = ", ".join(task_text(t) for t in report.get("tasks", [])) or "none"
     passes = ", ".join(report.get("passes") or []) or "none"
-    return (
-        f"{name}: {verb} in {ms:.1f} ms ({_CACHE_TEXT.get(cache, cache)}) | tasks: {tasks} "
-        f"| passes: {passes}"
-    )
+    head = f"{name}: {verb} in {ms:.1f} ms ({_CACHE_TEXT.get(cache, cache)})"
+    line = f"{head} | tasks: {tasks} | passes: {passes}"
+    # the decision ignores the time's digits, so a re-run prints the same shape
+    if len(line) - len(f"{ms:.1f}") + 5 <= SUMMARY_WIDTH:
+        return line
+    parts = [head] + [
+        textwrap.fill(
+            f"{label}: {text}",
+            SUMMARY_WIDTH,
+            initial_indent="  ",
+            subsequent_indent="    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        for label, text in (("tasks", tasks), ("passes", passes))
+    ]
+    return "\n".join(parts)
 
 
 def deferred_line(name: str) -> str:
