@@ -96,7 +96,7 @@ def compile_cached(request: CompileRequest):
         )
         if values is None:
             continue
-        hit = _load(store, key, request, started, values)
+        hit = _load(store, key, request, started, values, dependencies)
         if hit is not None:
             cache_policy.stats["hits"] += 1
             return hit
@@ -150,7 +150,14 @@ def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> 
     return True
 
 
-def _load(store: CacheStore, key: str, request: CompileRequest, started: float, values: list):
+def _load(
+    store: CacheStore,
+    key: str,
+    request: CompileRequest,
+    started: float,
+    values: list,
+    dependencies: list,
+):
     loaded = store.load(key)
     if loaded is None:
         return None
@@ -173,4 +180,6 @@ def _load(store: CacheStore, key: str, request: CompileRequest, started: float, 
     stages = Stages(
         backend, texts["llvm_optimized"], **{k: texts[k] for k in _STAGE_NAMES[:-1]}, report=report
     )
-    return compiled, stages, {}
+    # what the trace would have recorded: each dependency's path and its value now
+    captured = {(dep[0], dep[1]): value for dep, value in zip(dependencies, values, strict=False)}
+    return compiled, stages, {"captured": captured}

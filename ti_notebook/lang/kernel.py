@@ -43,6 +43,7 @@ from ti_notebook.lang import (
     compound_args,
     fast_calls,
     kernel_params,
+    stale_globals,
     template_keys,
     types,
 )
@@ -78,6 +79,7 @@ class Kernel(KernelBase):
         self._generation = -1
         self._last = None
         self._fast = None
+        self._watch: tuple = ()  # global numbers read when compiling (stale_globals.py)
         self._loop_defaults: dict = {}
         self._offline_cache: bool | None = None
         self._on_death = functools.partial(_forget_dead, weakref.ref(self))
@@ -258,7 +260,10 @@ class Kernel(KernelBase):
                     started = time.monotonic_ns()
                     # Not the trace's inputs: they hold the template objects, which
                     # must be free to die (their specialisation is dropped then).
-                    entry = (*compile_cached(request)[:2], {})
+                    result = compile_cached(request)
+                    entry = (*result[:2], {})
+                    captured = result[2].get("captured", {})
+                    self._watch = stale_globals.watched(self.func, captured)
                     name = label(self.name, concrete, templates, runtime_args)
                     report = entry[1]["report"]
                     _describe_for_profiler(entry[0], report, self.name, name, started)
@@ -271,6 +276,8 @@ class Kernel(KernelBase):
 
     def __call__(self, *args, **kwargs):
         __tracebackhide__ = True  # IPython and pytest show the caller's line, not this one
+        if self._watch:  # a global number it compiled with has changed?
+            self._warn_stale()
         fast = self._fast
         try:
             if fast is not None and not kwargs and self._generation == _config._generation:
@@ -284,6 +291,13 @@ class Kernel(KernelBase):
             raise KernelInterrupted(
                 f"kernel '{self.name}' was interrupted; fields keep what it wrote"
             ) from None
+
+    def _warn_stale(self) -> None:
+        stale = stale_globals.changed(self.func, self._watch)
+        if stale:  # once per name: it leaves the watch
+            gone = {name for name, _then, _now in stale}
+            self._watch = tuple(pair for pair in self._watch if pair[0] not in gone)
+            stale_globals.tell(self.name, self.func, stale)
 
     def definition_pos(self) -> SourcePos:
         source = self.source()
