@@ -30,6 +30,7 @@ def load_ipython_extension(ipython) -> None:
 
     ipython.register_magics(KernelMagics)
     _show_ti_errors_short(ipython)
+    _name_cells_in_messages(ipython)
     if "ti" not in ipython.user_ns:
         ipython.push({"ti": ti_notebook}, interactive=False)
 
@@ -55,6 +56,18 @@ def _show_ti_errors_short(ipython) -> None:
         return lines
 
     ipython.set_custom_exc((TiError,), handler)
+
+
+def _name_cells_in_messages(ipython) -> None:
+    """Every ti_notebook message names a cell as IPython does (``Cell In[7]``), never
+    ipykernel's temporary file: also the error's text that Jupyter stores as ``evalue``."""
+    from ti_notebook.errors import set_place_namer
+
+    def namer(filename: str) -> str | None:
+        label = ipython.compile.format_code_name(filename)
+        return f"{label[0]} {label[1]}" if label else None
+
+    set_place_namer(namer)
 
 
 def unload_ipython_extension(ipython) -> None:

@@ -23,6 +23,33 @@ from dataclasses import dataclass
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+_place_namers: list = []  # callables filename -> display name or None (newest first)
+
+
+def set_place_namer(namer) -> None:
+    """Lets the notebook layer name source files: IPython's ``Cell In[7]`` instead of
+    ipykernel's temporary file (``/tmp/ipykernel_123/456.py``) in every message.
+
+        >>> set_place_namer(lambda f: "Cell In[7]" if f.endswith("456.py") else None)
+        >>> place_of("/tmp/ipykernel_1/456.py"), place_of("a.py")
+        ('Cell In[7]', 'File "a.py"')
+        >>> _place_namers.clear()
+    """
+    _place_namers.insert(0, namer)
+
+
+def place_of(filename: str) -> str:
+    """How messages name ``filename``: a namer's answer, else ``File "<filename>"``."""
+    for namer in _place_namers:
+        try:
+            name = namer(filename)
+        except Exception:  # a namer must never hide the error being reported
+            name = None
+        if name:
+            return name
+    return f'File "{filename}"'
+
+
 @dataclass(frozen=True)
 class SourcePos:
     """A place in user source: 1-based line, 0-based columns [col, end_col)."""
@@ -72,7 +99,7 @@ class TiError(Exception):
         lines = [head]
         if self.pos is not None:
             pos = self.pos
-            where = f'  File "{pos.filename}", line {pos.lineno}, column {pos.col + 1}'
+            where = f"  {place_of(pos.filename)}, line {pos.lineno}, column {pos.col + 1}"
             if pos.kernel_name:
                 where += f", in {pos.kernel_name}"
             lines.append(where)
