@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml setup.py
 	test -x $(PYTHON) || $(PY) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install -e '.[test,cuda,browser]'
+	$(PYTHON) -m ti_notebook.install_kernel  # "Python 3 (ti_notebook)", the tutorials' kernel
 	touch $@
 
 $(VENV)/.installed-lab: $(STAMP)
@@ -32,10 +33,13 @@ $(VENV)/.installed-bench: $(STAMP)
 	$(PIP) install -e '.[test,cuda,bench]'
 	touch $@
 
-# The kernelspec "Python 3 (ti_notebook)" goes into .venv, where this JupyterLab finds it.
+# The kernelspec "Python 3 (ti_notebook)" is in .venv (make setup), where this JupyterLab
+# finds it. Logs below warnings are hidden, so the URL to open is the last thing printed;
+# LAB_ARGS adds options, e.g. make lab LAB_ARGS="--ip=0.0.0.0 --no-browser" to reach it
+# from another machine.
+LAB_ARGS ?=
 lab: setup $(VENV)/.installed-lab
-	$(PYTHON) -m ti_notebook.install_kernel
-	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) notebooks/
+	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) --ServerApp.log_level=WARN $(LAB_ARGS) notebooks/
 
 test: setup
 	$(PYTHON) -m pytest tests/

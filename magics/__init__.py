@@ -67,7 +67,7 @@ def _name_cells_in_messages(ipython) -> None:
         label = ipython.compile.format_code_name(filename)
         return f"{label[0]} {label[1]}" if label else None
 
-    set_place_namer(namer)
+    set_place_namer(namer, key=id(ipython))  # loading the extension again replaces it
 
 
 def unload_ipython_extension(ipython) -> None:

@@ -24,18 +24,23 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 _place_namers: list = []  # callables filename -> display name or None (newest first)
+_namer_keys: list = []  # what each namer stands for: setting one again replaces it
 
 
-def set_place_namer(namer) -> None:
+def set_place_namer(namer, key: object = None) -> None:
     """Lets the notebook layer name source files: IPython's ``Cell In[7]`` instead of
     ipykernel's temporary file (``/tmp/ipykernel_123/456.py``) in every message.
 
         >>> set_place_namer(lambda f: "Cell In[7]" if f.endswith("456.py") else None)
         >>> place_of("/tmp/ipykernel_1/456.py"), place_of("a.py")
         ('Cell In[7]', 'File "a.py"')
-        >>> _place_namers.clear()
+        >>> _place_namers.clear(); _namer_keys.clear()
     """
+    if key is not None and key in _namer_keys:
+        k = _namer_keys.index(key)
+        del _place_namers[k], _namer_keys[k]
     _place_namers.insert(0, namer)
+    _namer_keys.insert(0, key)
 
 
 def place_of(filename: str) -> str:

@@ -49,9 +49,10 @@ def test_tutorials_are_numbered_from_01():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
-def test_tutorial_is_stored_executed_on_python3(path):
+def test_tutorial_is_stored_executed_on_the_ti_notebook_kernel(path):
     notebook = _load(path)
-    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+    # "Python 3 (ti_notebook)", which make setup installs (magics/kernelspec.py)
+    assert notebook["metadata"]["kernelspec"]["name"] == "ti_notebook"
     cells = _code_cells(path)
     counts = [cell["execution_count"] for cell in cells]
     assert counts == list(range(1, len(cells) + 1)), "run it top to bottom and save it"
