@@ -28,6 +28,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 import ti_notebook as ti
+from ti_notebook.magics.annotate_view import annotate_bundle
 from ti_notebook.magics.cell import parse_body, register_source, run_body
 from ti_notebook.magics.cell_errors import (
     cell_error,
@@ -283,6 +284,10 @@ class KernelMagics(Magics):
                     if name not in cuda_stages:
                         cuda_stages[name] = self._cuda_stages(name, kernels[name])
                     kernel_stages = cuda_stages[name]
+                if stage == "annotate":
+                    text = kernel_stages.get("annotate") or ""
+                    display(annotate_bundle(text, self._place), raw=True)
+                    continue
                 text = stage_text(kernel_stages, stage)
                 if text is None:
                     arch = ti.current_arch()

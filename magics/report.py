@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import textwrap
 
 from pygments import highlight
@@ -34,6 +35,7 @@ STAGES = (
     "ast",
     "ir",
     "ir_optimized",
+    "annotate",  # the cell's lines with the IR each produced (magics/annotate_view.py)
     "llvm",
     "llvm_optimized",
     "asm",
@@ -153,11 +155,34 @@ def stage_text(stages, stage: str) -> str | None:
 
 
 def stage_bundle(name: str, stage: str, text: str) -> dict:
-    """A mime bundle: highlighted HTML (inline styles, so exports keep colours) + plain."""
+    """A mime bundle: highlighted HTML (inline styles, so exports keep colours) in a
+    ``<details>`` that folds and scrolls (open when short), + plain text."""
+    text = readable_symbols(text)
     lexer = _LEXERS.get(stage, TextLexer)()
     body = highlight(text, lexer, HtmlFormatter(noclasses=True, style="default"))
-    title = f"<div><b>{html.escape(name)}</b> &middot; {html.escape(stage)}</div>"
+    count = text.count("\n") + 1
+    title = f"<b>{html.escape(name)}</b> &middot; {html.escape(stage)} ({count} lines)"
+    opened = " open" if count <= 60 else ""
+    scroll = f'<div style="max-height:32em;overflow:auto">{body}</div>'
+    folded = f'<details class="ti-stage"{opened}><summary>{title}</summary>{scroll}</details>'
     return {
-        "text/html": title + body,
+        "text/html": folded,
         "text/plain": f"--- {name} · {stage} ---\n{text.rstrip()}\n",
     }
+
+
+# tin_<kernel>_<24 hex of the cache key>[_n]_ or tin_<kernel>_<n>_ : the unique symbol
+# prefix of one compilation, unreadable in a listing
+_SYMBOL_PREFIX = re.compile(
+    r"\btin_([A-Za-z0-9_]+?)_(?:[0-9a-f]{24}(?:_\d+)?|\d+)"
+    r"_((?:entry|run|task|snapshot|dynamic_shared|sign|format)\w*)"
+)
+
+
+def readable_symbols(text: str) -> str:
+    """``tin_fill_9f2c…e1_task0`` → ``fill.task0`` (display only; the code keeps its names).
+
+    >>> readable_symbols('call @"tin_fill_0123456789abcdef01234567_task0"(ptr %0)')
+    'call @"fill.task0"(ptr %0)'
+    """
+    return _SYMBOL_PREFIX.sub(r"\1.\2", text)

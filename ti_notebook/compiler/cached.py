@@ -35,7 +35,7 @@ from ti_notebook.compiler.stages import Stages
 from ti_notebook.runtime.cache import CacheStore
 
 _log = logging.getLogger("ti_notebook.cache")
-_STAGE_NAMES = ("ast", "ir", "ir_optimized", "llvm", "llvm_optimized")
+_STAGE_NAMES = ("ast", "ir", "ir_optimized", "annotate", "llvm", "llvm_optimized")
 
 
 class _Hooks:
@@ -178,7 +178,10 @@ def _load(
     report = dataclasses.replace(report, cache="hit", compile_time_s=time.perf_counter() - started)
     texts = header["stages"]
     stages = Stages(
-        backend, texts["llvm_optimized"], **{k: texts[k] for k in _STAGE_NAMES[:-1]}, report=report
+        backend,
+        texts["llvm_optimized"],
+        **{k: texts.get(k, "") for k in _STAGE_NAMES[:-1]},
+        report=report,
     )
     # what the trace would have recorded: each dependency's path and its value now
     captured = {(dep[0], dep[1]): value for dep, value in zip(dependencies, values, strict=False)}

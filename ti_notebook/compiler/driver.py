@@ -11,7 +11,7 @@ what else it read (reached funcs and captured globals), so the offline cache
     ... def add(a: ti.i32, b: ti.i32) -> ti.i32:
     ...     return a + b
     >>> sorted(add.stages(1, 2))[:3]
-    ['asm', 'ast', 'ir']
+    ['annotate', 'asm', 'ast']
     >>> [record.name for record in add.report.pass_records][:2]
     ['typecheck', 'make_block_local']
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import time
 
+from ti_notebook.compiler.line_map import line_map
 from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param, return_count, return_slots
 from ti_notebook.compiler.stages import Stages
@@ -88,6 +89,7 @@ def compile_kernel(request: CompileRequest, hooks=None) -> tuple[object, Stages,
     ir_text = format_block(kernel.block)
     records = pipeline.run(kernel, request.options, backend.capabilities, backend.passes)
     ir_optimized = format_block(kernel.block)
+    annotate = line_map(kernel)
     returns = return_count(request.return_type)
     layout = backend.arg_layout(request.params, kernel.report["written_arguments"], returns)
     prefix = hooks.prefix(inputs) if hooks is not None else None
@@ -107,6 +109,7 @@ def compile_kernel(request: CompileRequest, hooks=None) -> tuple[object, Stages,
         ast=ast.dump(request.source.function_def, indent=2),
         ir=ir_text,
         ir_optimized=ir_optimized,
+        annotate=annotate,
         llvm=module_text,
         report=KernelReport.from_dict(notes),
     )

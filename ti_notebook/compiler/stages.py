@@ -1,6 +1,7 @@
 """``kernel.stages()``: every stage's text of one compiled kernel, and its report.
 
-Keys are ``ast``, ``ir``, ``ir_optimized``, ``llvm``, ``llvm_optimized``, the backend's
+Keys are ``ast``, ``ir``, ``ir_optimized``, ``annotate`` (the optimised IR statements
+per source line, as JSON: ``compiler/line_map.py``), ``llvm``, ``llvm_optimized``, the backend's
 own stages (``asm`` on the CPU; ``ptx`` and ``resources``, ptxas's figures and the
 occupancy per block_dim, on CUDA) and ``report``. A backend stage is made when first read:
 assembling costs as much as a small compile, and most callers never look.
@@ -12,7 +13,7 @@ assembling costs as much as a small compile, and most callers never look.
     ...     return a + b
     >>> stages = add.stages(1, 2)
     >>> sorted(stages)
-    ['asm', 'ast', 'ir', 'ir_optimized', 'llvm', 'llvm_optimized', 'report']
+    ['annotate', 'asm', 'ast', 'ir', 'ir_optimized', 'llvm', 'llvm_optimized', 'report']
     >>> "ret" in stages["asm"]
     True
 """

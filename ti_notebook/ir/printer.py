@@ -105,12 +105,17 @@ def _describe(stmt: ir.Stmt) -> str:
 _OMITTED_WHEN_EMPTY = ("false_block", "prologue", "row_head", "epilogue")
 
 
+def format_stmt(stmt: ir.Stmt) -> str:
+    """One statement on one line, without the blocks it owns: ``$7 : f32 = add $5, $6``."""
+    typed = f" : {stmt.dtype}" if stmt.dtype is not None else ""
+    return f"${stmt.id}{typed} = {_describe(stmt)}"
+
+
 def format_block(block: ir.Block, indent: int = 0) -> str:
     lines: list[str] = []
     pad = "  " * indent
     for stmt in block.stmts:
-        typed = f" : {stmt.dtype}" if stmt.dtype is not None else ""
-        lines.append(f"{pad}${stmt.id}{typed} = {_describe(stmt)}")
+        lines.append(pad + format_stmt(stmt))
         for name in stmt.block_names:
             child = getattr(stmt, name)
             if child is None or (not child.stmts and name in _OMITTED_WHEN_EMPTY):

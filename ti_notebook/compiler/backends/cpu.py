@@ -89,6 +89,9 @@ class CpuBackend(Backend):
         self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None
     ) -> tuple[str, Artifact]:
         generator = CpuModuleGenerator(kernel, options, self.capabilities, arg_offsets, prefix)
+        engine = jit()  # the stage shows the real target, as the JIT compiles it
+        generator.module.triple = engine.triple
+        generator.module.data_layout = str(engine.target_data)
         text = generator.generate()
         profile = generator.profile
         artifact = Artifact(
