@@ -1,6 +1,7 @@
 """Data layouts (issue 3; not a test): the same loops over different memory plans.
 
-Times, in one run on this machine:
+The loops are the shared ones of ``ti_notebook.kernels.layout_walks`` (tutorial 02 and
+the tests use them too). Times, in one run on this machine:
   1. a row-major loop (``for i, j in ti.ndrange(M, N)``, j fastest) over a row-major and
      over a column-major 4096² f32 field: the column-major one strides by 16 KiB;
   2. a struct-for over a flat and over an 8x8-blocked 4096² field;
@@ -17,6 +18,7 @@ import statistics
 import time
 
 import ti_notebook as ti
+from ti_notebook.kernels import layout_walks
 
 M = N = 4096
 WAVE_N = 8 * 1024 * 1024
@@ -40,12 +42,7 @@ def row_major_loop(layout: str) -> tuple[float, float]:
     else:
         ti.root.dense(ti.j, N).dense(ti.i, M).place(x)
 
-    @ti.kernel
-    def touch():
-        for i, j in ti.ndrange(M, N):
-            x[i, j] += 1.0
-
-    return timed(touch)
+    return timed(lambda: layout_walks.row_major_walk(x, 1.0))
 
 
 def struct_for(blocked: bool) -> tuple[float, float]:
@@ -73,15 +70,7 @@ def wave(aos: bool) -> tuple[float, float]:
     else:
         ti.root.dense(ti.i, WAVE_N).place(pos)
         ti.root.dense(ti.i, WAVE_N).place(vel)
-    dt, k = 1e-3, 0.5
-
-    @ti.kernel
-    def step():
-        for i in pos:
-            pos[i] += vel[i] * dt
-            vel[i] += -k * pos[i] * dt
-
-    return timed(step)
+    return timed(lambda: layout_walks.wave_step(pos, vel, 1e-3, 0.5))
 
 
 def main() -> None:
