@@ -76,6 +76,11 @@ def lab_server(tmp_path_factory, chromium_executable):
     news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     news.parent.mkdir(parents=True)
     news.write_text('{"fetchNews": "false"}')  # no "Jupyter news?" toast over the page
+    # every cell in the DOM: JupyterLab 4 renders long notebooks lazily ("windowing"), so a
+    # cell scrolled out of view would show a stale prompt to the checks
+    tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text('{"windowingMode": "none"}')
     env["TI_OFFLINE_CACHE_FILE_PATH"] = str(tmp_path_factory.mktemp("ti_cache"))
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",

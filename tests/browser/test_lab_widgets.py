@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from tests.browser.lab_driver import CellNotStarted, menu, run_cells, wait_idle
+
 pytestmark = pytest.mark.browser
 
 RUN_S = 180  # kernel start, ti_notebook's import and first compiles on a 2-core machine
@@ -31,58 +33,6 @@ def _notebook(sources: list[str]) -> str:
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return json.dumps(
         {"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4, "nbformat_minor": 5}
-    )
-
-
-def _menu(page, menu: str, item: str) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
-    page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
-
-
-def _run_cells(page) -> None:
-    """Runs every cell in order, each once its predecessor is done. A keypress or click
-    that lands while the page re-renders is lost without a word (Run All Cells now and
-    then ran only the first cell), so each cell is started until its prompt shows it
-    started: Shift+Enter in the cell's editor, else Run → Run Selected Cell."""
-    cells = page.locator(".jp-CodeCell")
-    for k in range(cells.count()):
-        cell = cells.nth(k)
-        prompt = cell.locator(".jp-InputPrompt").element_handle()
-        for attempt in range(6):
-            cell.locator(".jp-InputArea-editor").click()
-            try:  # under load the click may land late: run only once this cell is active
-                page.wait_for_function(
-                    "c => c.classList.contains('jp-mod-active')",
-                    arg=cell.element_handle(),
-                    timeout=20_000,
-                )
-            except Exception:  # playwright's TimeoutError: click again
-                continue
-            if attempt % 2 == 0:
-                page.keyboard.press("Shift+Enter")
-            else:
-                _menu(page, "Run", "Run Selected Cell")
-            try:
-                page.wait_for_function(
-                    "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt, timeout=20_000
-                )
-                break
-            except Exception:  # playwright's TimeoutError: the request was lost
-                continue
-        else:
-            raise CellNotStarted(f"cell {k + 1} did not start in 6 tries")
-        page.wait_for_function(
-            "p => /\\[\\d+\\]/.test(p.textContent)", arg=prompt, timeout=RUN_S * 1000
-        )
-
-
-def _wait_idle(page) -> None:
-    """Until no cell is queued or running (their prompts say [*])."""
-    page.wait_for_function(
-        "() => document.querySelectorAll('.jp-CodeCell').length > 0 && "
-        "[...document.querySelectorAll('.jp-InputPrompt')].every("
-        "p => !p.textContent.includes('*'))",
-        timeout=RUN_S * 1000,
     )
 
 
@@ -110,10 +60,6 @@ def test_layout_and_tuner_widgets_work_in_jupyterlab(lab_server, browser, screen
             page.close()
 
 
-class CellNotStarted(AssertionError):
-    """No request to run a cell reached the kernel (the UI dropped them all)."""
-
-
 def _drive(page, base: str, token: str, screenshot_dir) -> None:
     page.goto(f"{base}/lab/tree/widgets.ipynb?token={token}&reset")
     page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=RUN_S * 1000)
@@ -123,11 +69,11 @@ def _drive(page, base: str, token: str, screenshot_dir) -> None:
         "s => s.textContent.includes('Kernel status: Idle'))",
         timeout=RUN_S * 1000,
     )
-    _menu(page, "Edit", "Clear Outputs of All Cells")
-    _run_cells(page)
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    run_cells(page, RUN_S)
     page.wait_for_function(f"() => {CELL_COUNT_JS} > 0", timeout=RUN_S * 1000)
     page.wait_for_function(f"() => {POINTS_JS} > 0", timeout=RUN_S * 1000)
-    _wait_idle(page)
+    wait_idle(page, RUN_S)
     assert page.evaluate(CELL_COUNT_JS) == 8 * 12
     hover = page.locator("svg.ti-layout rect.ti-cell title").nth(13).text_content()
     assert hover.startswith("x[1, 1]: byte 52, cache line 0")

@@ -1,0 +1,76 @@
+"""Driving JupyterLab from Playwright: run a notebook's cells one by one, wait for the
+kernel to be idle. Shared by the browser tests (tests/browser/).
+
+A keypress or click that lands while the page re-renders is lost without a word, so a
+cell is started again until its prompt shows it ran.
+"""
+
+from __future__ import annotations
+
+
+class CellNotStarted(AssertionError):
+    """No request to run a cell reached the kernel (the UI dropped them all)."""
+
+
+def menu(page, menu: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
+
+
+def run_cells(page, run_s: float) -> None:
+    """Runs every cell in order, each once its predecessor is done. A keypress or click
+    that lands while the page re-renders is lost without a word (Run All Cells now and
+    then ran only the first cell), so each cell is started until its prompt shows it
+    started: Shift+Enter in the cell's editor, else Run → Run Selected Cell."""
+    cells = page.locator(".jp-CodeCell")
+    for k in range(cells.count()):
+        cell = cells.nth(k)
+        prompt = cell.locator(".jp-InputPrompt").element_handle()
+        for attempt in range(6):
+            cell.locator(".jp-InputArea-editor").click()
+            try:  # under load the click may land late: run only once this cell is active
+                page.wait_for_function(
+                    "c => c.classList.contains('jp-mod-active')",
+                    arg=cell.element_handle(),
+                    timeout=20_000,
+                )
+            except Exception:  # playwright's TimeoutError: click again
+                continue
+            if attempt % 2 == 0:
+                page.keyboard.press("Shift+Enter")
+            else:
+                menu(page, "Run", "Run Selected Cell")
+            try:
+                page.wait_for_function(
+                    "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt, timeout=20_000
+                )
+                break
+            except Exception:  # playwright's TimeoutError: the request was lost
+                continue
+        else:
+            raise CellNotStarted(f"cell {k + 1} did not start in 6 tries")
+        page.wait_for_function(
+            "p => /\\[\\d+\\]/.test(p.textContent)", arg=prompt, timeout=run_s * 1000
+        )
+
+
+def wait_idle(page, run_s: float) -> None:
+    """Until no cell is queued or running (their prompts say [*])."""
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-CodeCell').length > 0 && "
+        "[...document.querySelectorAll('.jp-InputPrompt')].every("
+        "p => !p.textContent.includes('*'))",
+        timeout=run_s * 1000,
+    )
+
+
+def open_notebook(page, base: str, token: str, name: str, run_s: float) -> None:
+    """Opens ``name`` (a path under the server's root) and waits for its kernel."""
+    page.goto(f"{base}/lab/tree/{name}?token={token}&reset")
+    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=run_s * 1000)
+    # the kernel must be up before a cell runs, or the run waits on the kernel picker
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('span')].some("
+        "s => s.textContent.includes('Kernel status: Idle'))",
+        timeout=run_s * 1000,
+    )
