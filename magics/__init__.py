@@ -68,6 +68,22 @@ def _name_cells_in_messages(ipython) -> None:
         return f"{label[0]} {label[1]}" if label else None
 
     set_place_namer(namer, key=id(ipython))  # loading the extension again replaces it
+    _name_cells_in_warnings(namer)
+
+
+def _name_cells_in_warnings(namer) -> None:
+    """Python's warnings say ``Cell In[7]:3: RuntimeWarning: ...`` for a cell, not
+    ``/tmp/ipykernel_123/456.py:3`` (IPython's own formatter is kept for anything else)."""
+    import warnings
+
+    original = getattr(warnings.formatwarning, "__wrapped__", warnings.formatwarning)
+
+    def formatwarning(message, category, filename, lineno, line=None):
+        place = namer(str(filename))
+        return original(message, category, place or filename, lineno, line)
+
+    formatwarning.__wrapped__ = original
+    warnings.formatwarning = formatwarning
 
 
 def unload_ipython_extension(ipython) -> None:

@@ -32,3 +32,13 @@ def test_a_func_from_another_cell_is_named_by_its_own_cell(run):
     cell = run("%%kernel\ndef uses():\n    for i in range(1):\n        w[0] = helper(i)\nuses()")
     text = _message(cell)
     assert "return w[i + 10]" in text and "Cell In[" in text and 'File "' not in text
+
+
+def test_warnings_name_the_cell_too(run):
+    cell = run(
+        "import inspect, warnings\n"
+        "here = inspect.currentframe().f_code.co_filename\n"
+        "print(warnings.formatwarning('careful', RuntimeWarning, here, 3))"
+    )
+    assert cell.stdout.startswith("Cell In[") and "RuntimeWarning: careful" in cell.stdout
+    assert "<ipython-input" not in cell.stdout and "ipykernel_" not in cell.stdout
