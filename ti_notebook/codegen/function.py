@@ -21,6 +21,10 @@ from ti_notebook.ir import types
 _NO_WRAP_OPS = {"add": ll.IRBuilder.add, "sub": ll.IRBuilder.sub, "mul": ll.IRBuilder.mul}
 
 
+# Alignment promised for a tree's base: pages on the CPU, cuMemAlloc's 256 bytes on CUDA.
+TREE_ALIGN = 64
+
+
 class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
     """Statement-by-statement emission into ``fn`` (whose first argument is ctx)."""
 
@@ -47,6 +51,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         self.rng_sites: dict[int, tuple[int, ll.Value | None]] = {}
         self.rng_counters: list[ll.Value] = []
         self.snapshot: tuple[int, ll.Value] | None = None  # (tree, base of the bitmask copy)
+        self.tree_extents: dict[int, int] = {}  # bytes known readable from a tree's base
 
     def finish(self) -> None:
         if not self.b.block.is_terminated:
@@ -184,7 +189,23 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         return self.b.gep(self.temps(), [ll.Constant(c.I64, s.offset)], source_etype=c.I8)
 
     def emit_PtrOffset(self, s: ir.PtrOffsetStmt):
-        return self.b.gep(self.v(s.base), [self.v(s.byte_offset)], source_etype=c.I8)
+        address = self.b.gep(self.v(s.base), [self.v(s.byte_offset)], source_etype=c.I8)
+        if s.field is not None and isinstance(s.base, ir.RootPtrStmt) and not s.base.snapshot:
+            self.note_tree_extent(s.base.tree_id, s.field.layout().end)
+        return address
+
+    def note_tree_extent(self, tree_id: int, end: int) -> None:
+        """Tells LLVM that ``end`` bytes from ``tree_id``'s base are readable and the base
+        is aligned (a tree reserves all its cells; mmap and cuMemAlloc align them): a
+        field's load under an ``if`` may then be done unconditionally, which lets the
+        loop vectoriser if-convert loops such as n-body's ``if i != j`` without masked
+        loads."""
+        load = self.cached.get(("root", tree_id))
+        if not isinstance(load, ll.LoadInstr) or end <= self.tree_extents.get(tree_id, 0):
+            return
+        self.tree_extents[tree_id] = end
+        load.set_metadata("dereferenceable", self.module.add_metadata([ll.Constant(c.I64, end)]))
+        load.set_metadata("align", self.module.add_metadata([ll.Constant(c.I64, TREE_ALIGN)]))
 
     def emit_ExternalPtr(self, s: ir.ExternalPtrStmt):
         b = self.b

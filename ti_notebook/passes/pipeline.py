@@ -32,6 +32,7 @@ from ti_notebook.ir.verify import verify
 from ti_notebook.passes import (
     demote_atomics,
     eliminate_dead_code,
+    if_convert,
     interchange_loops,
     lower_access,
     lower_sparse,
@@ -67,6 +68,9 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     # after offload (checks move into task prologues), before lower_sparse (an index
     # must be checked before it sets or reads a sparse cell's bit)
     ("prove_bounds", prove_bounds.run),
+    # after prove_bounds (a branch whose loads keep a check stays a branch), before
+    # lower_access (it reads the fields' shapes from the accesses)
+    ("if_convert", if_convert.run),
     ("lower_sparse", lower_sparse.run),
     ("lower_access", lower_access.run),
     # last of the lowering: the passes above read a struct-for's indices as LoopIndex

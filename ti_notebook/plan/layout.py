@@ -115,6 +115,25 @@ class FieldLayout:
         """Address of element 0 (all indices zero)."""
         return self.address((0,) * len(self.shape))
 
+    @property
+    def end(self) -> int:
+        """Bytes from the tree's base to the end of the field's last cell: every element
+        (active or not: a tree reserves all its cells) lies below it, so a kernel may
+        read anywhere in ``[base, base + end)`` without faulting.
+
+        >>> level = LevelPlan("dense", (0,), (4,), (1,), 8, (8,), 0, 4, None)
+        >>> FieldLayout(0, "x", "f32", (4,), (level,), 4, 8).end
+        32
+        """
+        total = self.offset_in_cell + self.itemsize
+        for level in self.levels:
+            total += level.offset
+            total += sum(
+                (extent - 1) * stride
+                for extent, stride in zip(level.extents, level.strides, strict=True)
+            )
+        return total
+
     def address(self, index) -> int:
         """Byte address of ``index`` relative to the tree's base."""
         total = self.offset_in_cell
