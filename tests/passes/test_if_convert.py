@@ -88,6 +88,32 @@ def test_both_sides_and_locals_declared_outside_keep_their_values():
     np.testing.assert_array_equal(on[:, 2], above.sum(1))
 
 
+def test_a_0d_field_read_under_a_branch_is_flattened():
+    A = _data(N)
+
+    def run(ti):
+        a, scale, out = ti.field(ti.f32, N), ti.field(ti.f32, ()), ti.field(ti.f32, N)
+        a.from_numpy(A)
+        scale[None] = 3.0
+
+        @ti.kernel
+        def scaled():
+            for i in range(N):
+                total = 0.0
+                for j in range(N):
+                    if a[j] > 0.5:
+                        total += a[j] * scale[None]
+                out[i] = total
+
+        scaled()
+        return out.to_numpy(), _fired(scaled)
+
+    (on, fired), (off, fired_off) = both(run)
+    assert fired and not fired_off
+    np.testing.assert_allclose(on, np.full(N, 3 * A[A > 0.5].sum()), rtol=1e-5)
+    np.testing.assert_allclose(on, off, rtol=1e-6)
+
+
 def test_an_untaken_update_keeps_negative_zero():
     def run(ti):
         out = ti.field(ti.f32, 2)

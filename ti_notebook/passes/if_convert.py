@@ -134,7 +134,7 @@ def _readable_before(ptr: ir.Stmt, branch: ir.IfStmt, ranges: IndexRanges) -> bo
     if isinstance(ptr, ir.GlobalPtrStmt):
         layout = ptr.field.layout()
         if layout.is_sparse or not ptr.indices:
-            return False
+            return not layout.is_sparse  # a 0-D field's one element is always there
         extents: list = list(layout.shape)
     elif isinstance(ptr, ir.ExternalPtrStmt) and ptr.indices:
         extents = [(ptr.arg_index, axis) for axis in range(ptr.ndim)]
