@@ -17,23 +17,30 @@ def menu(page, menu: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
 
 
+# The k-th code cell's state, looked up afresh each time: JupyterLab may re-render a cell
+# (a new DOM node) after the page first shows it, and a handle taken before then never
+# sees the prompt change (the cell ran, the check waited on a detached node).
+_CELL_JS = "k => document.querySelectorAll('.jp-CodeCell')[k]"
+_ACTIVE_JS = f"k => ({_CELL_JS})(k)?.classList.contains('jp-mod-active')"
+_PROMPT_JS = f"k => ({_CELL_JS})(k)?.querySelector('.jp-InputPrompt')?.textContent || ''"
+
+
 def run_cells(page, run_s: float) -> None:
     """Runs every cell in order, each once its predecessor is done. A keypress or click
     that lands while the page re-renders is lost without a word (Run All Cells now and
     then ran only the first cell), so each cell is started until its prompt shows it
     started: Shift+Enter in the cell's editor, else Run → Run Selected Cell."""
     cells = page.locator(".jp-CodeCell")
+    started = f"k => /\\[(\\*|\\d+)\\]/.test(({_PROMPT_JS})(k))"
+    finished = f"k => /\\[\\d+\\]/.test(({_PROMPT_JS})(k))"
     for k in range(cells.count()):
-        cell = cells.nth(k)
-        prompt = cell.locator(".jp-InputPrompt").element_handle()
+        if page.evaluate(started, k):  # a lost click of the cell before ran this one
+            page.wait_for_function(finished, arg=k, timeout=run_s * 1000)
+            continue
         for attempt in range(6):
-            cell.locator(".jp-InputArea-editor").click()
+            cells.nth(k).locator(".jp-InputArea-editor").click()
             try:  # under load the click may land late: run only once this cell is active
-                page.wait_for_function(
-                    "c => c.classList.contains('jp-mod-active')",
-                    arg=cell.element_handle(),
-                    timeout=20_000,
-                )
+                page.wait_for_function(_ACTIVE_JS, arg=k, timeout=20_000)
             except Exception:  # playwright's TimeoutError: click again
                 continue
             if attempt % 2 == 0:
@@ -41,17 +48,13 @@ def run_cells(page, run_s: float) -> None:
             else:
                 menu(page, "Run", "Run Selected Cell")
             try:
-                page.wait_for_function(
-                    "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt, timeout=20_000
-                )
+                page.wait_for_function(started, arg=k, timeout=20_000)
                 break
             except Exception:  # playwright's TimeoutError: the request was lost
                 continue
         else:
             raise CellNotStarted(f"cell {k + 1} did not start in 6 tries")
-        page.wait_for_function(
-            "p => /\\[\\d+\\]/.test(p.textContent)", arg=prompt, timeout=run_s * 1000
-        )
+        page.wait_for_function(finished, arg=k, timeout=run_s * 1000)
 
 
 def wait_idle(page, run_s: float) -> None:
