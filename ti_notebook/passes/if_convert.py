@@ -52,6 +52,7 @@ from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.ir.transform import replace_uses
 from ti_notebook.passes.index_ranges import IndexRanges
+from ti_notebook.passes.prove_bounds import access_extents
 
 MAX_STATEMENTS = 64  # both sides of a flattened branch run every iteration
 ROUNDS = 4  # nested branches flatten from the inside out, one level per round
@@ -78,12 +79,16 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
         return False
     changed = False
     for _ in range(ROUNDS):
-        ranges = IndexRanges(kernel)  # positions as they are now: decide all, then flatten
-        branches = [
+        innermost: dict[int, bool] = {}  # loop id -> holds no other loop
+        candidates = [
             s
             for s in kernel.block.walk()
-            if isinstance(s, ir.IfStmt) and _in_innermost_loop(s) and _flattenable(s, ranges)
+            if isinstance(s, ir.IfStmt) and _in_innermost_loop(s, innermost)
         ]
+        if not candidates:  # most kernels: no range analysis needed
+            break
+        ranges = IndexRanges(kernel)  # positions as they are now: decide all, then flatten
+        branches = [s for s in candidates if _flattenable(s, ranges)]
         if not branches:
             break
         for branch in branches:
@@ -92,17 +97,24 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
     return changed
 
 
-def _in_innermost_loop(branch: ir.IfStmt) -> bool:
+def _in_innermost_loop(branch: ir.IfStmt, innermost: dict[int, bool]) -> bool:
     """Inside a loop (or a parallel task's body), through other branches only, and that
-    loop holds no other loop: the loops LLVM vectorises."""
+    loop holds no other loop: the loops LLVM vectorises. ``innermost`` remembers the
+    answer per loop (a loop body may hold many branches)."""
     owner = branch.parent.owner
     while isinstance(owner, ir.IfStmt):
         owner = owner.parent.owner
     if isinstance(owner, ir.OffloadedStmt):
         if owner.kind not in ("range_for", "struct_for"):
             return False
-        return not any(isinstance(s, _LOOPS) for s in owner.body.walk())
-    return isinstance(owner, _LOOPS) and not any(isinstance(s, _LOOPS) for s in owner.walk_all())
+        body = owner.body.walk
+    elif isinstance(owner, _LOOPS):
+        body = owner.walk_all
+    else:
+        return False
+    if owner.id not in innermost:
+        innermost[owner.id] = not any(isinstance(s, _LOOPS) for s in body())
+    return innermost[owner.id]
 
 
 def _flattenable(branch: ir.IfStmt, ranges: IndexRanges) -> bool:
@@ -132,16 +144,18 @@ def _readable_before(ptr: ir.Stmt, branch: ir.IfStmt, ranges: IndexRanges) -> bo
     """Every index of ``ptr`` is inside its dense field's or ndarray's shape wherever
     ``branch`` runs, whichever way its condition goes."""
     if isinstance(ptr, ir.GlobalPtrStmt):
-        layout = ptr.field.layout()
-        if layout.is_sparse or not ptr.indices:
-            return not layout.is_sparse  # a 0-D field's one element is always there
-        extents: list = list(layout.shape)
-    elif isinstance(ptr, ir.ExternalPtrStmt) and ptr.indices:
-        extents = [(ptr.arg_index, axis) for axis in range(ptr.ndim)]
-    else:
+        if ptr.field.layout().is_sparse:
+            return False
+        if not ptr.indices:
+            return True  # a 0-D field's one element is always there
+    elif not isinstance(ptr, ir.ExternalPtrStmt):
         return False
+    target = access_extents(ptr)
+    if target is None:  # a 0-D ndarray: nothing proven about it here
+        return False
+    indices, extents, _ = target
     facts = ranges.facts(branch)
-    for index, extent in zip(ptr.indices, extents, strict=True):
+    for index, extent in zip(indices, extents, strict=True):
         form = ranges.linear(index, index=index.dtype.bits == 32)
         if not (ranges.at_least_zero(form, facts) and ranges.below(form, extent, facts)):
             return False

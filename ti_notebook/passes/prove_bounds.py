@@ -83,7 +83,7 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
     planner = _Planner(kernel)
     checks, proven = [], 0
     for stmt in list(kernel.block.walk()):
-        target = _target(stmt)
+        target = access_extents(stmt)
         if target is None:
             continue
         check = planner.plan(stmt, *target)
@@ -114,8 +114,9 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
     return bool(merged)
 
 
-def _target(stmt: ir.Stmt):
-    """(indices, extents, what) of an access with indices, else None."""
+def access_extents(stmt: ir.Stmt):
+    """(indices, extents, what) of an access with indices, else None; an extent is an int,
+    or an ndarray's (argument, axis) (:meth:`IndexRanges.below` takes both)."""
     if isinstance(stmt, ir.GlobalPtrStmt) and stmt.indices:
         shape = list(stmt.field.layout().shape)
         return stmt.indices, shape, f"field '{stmt.field.name}'"
