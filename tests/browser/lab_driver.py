@@ -25,15 +25,22 @@ _ACTIVE_JS = f"k => ({_CELL_JS})(k)?.classList.contains('jp-mod-active')"
 _PROMPT_JS = f"k => ({_CELL_JS})(k)?.querySelector('.jp-InputPrompt')?.textContent || ''"
 
 
-def run_cells(page, run_s: float) -> None:
-    """Runs every cell in order, each once its predecessor is done. A keypress or click
-    that lands while the page re-renders is lost without a word (Run All Cells now and
-    then ran only the first cell), so each cell is started until its prompt shows it
-    started: Shift+Enter in the cell's editor, else Run → Run Selected Cell."""
+def run_cells(page, run_s: float, count: int) -> None:
+    """Runs the notebook's ``count`` code cells in order, each once its predecessor is
+    done. A keypress or click that lands while the page re-renders is lost without a
+    word (Run All Cells now and then ran only the first cell), so each cell is started
+    until its prompt shows it started: Shift+Enter in the cell's editor, else Run → Run
+    Selected Cell. The page may still be adding cells when the first shows: all
+    ``count`` must be there before the first runs."""
     cells = page.locator(".jp-CodeCell")
+    page.wait_for_function(
+        "n => document.querySelectorAll('.jp-CodeCell').length >= n",
+        arg=count,
+        timeout=run_s * 1000,
+    )
     started = f"k => /\\[(\\*|\\d+)\\]/.test(({_PROMPT_JS})(k))"
     finished = f"k => /\\[\\d+\\]/.test(({_PROMPT_JS})(k))"
-    for k in range(cells.count()):
+    for k in range(count):
         if page.evaluate(started, k):  # a lost click of the cell before ran this one
             page.wait_for_function(finished, arg=k, timeout=run_s * 1000)
             continue

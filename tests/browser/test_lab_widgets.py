@@ -70,7 +70,7 @@ def _drive(page, base: str, token: str, screenshot_dir) -> None:
         timeout=RUN_S * 1000,
     )
     menu(page, "Edit", "Clear Outputs of All Cells")
-    run_cells(page, RUN_S)
+    run_cells(page, RUN_S, len(CELLS))
     page.wait_for_function(f"() => {CELL_COUNT_JS} > 0", timeout=RUN_S * 1000)
     page.wait_for_function(f"() => {POINTS_JS} > 0", timeout=RUN_S * 1000)
     wait_idle(page, RUN_S)

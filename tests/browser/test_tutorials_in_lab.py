@@ -52,7 +52,7 @@ def test_tutorial_runs_in_jupyterlab_without_errors(lab_server, browser, screens
             try:
                 open_notebook(page, base, token, name, RUN_S)
                 menu(page, "Edit", "Clear Outputs of All Cells")
-                run_cells(page, RUN_S)
+                run_cells(page, RUN_S, len(raises))
                 break
             except CellNotStarted:
                 if attempt == 2:
