@@ -156,6 +156,8 @@ from ti_notebook.lang.types import (
     uint32,
     uint64,
 )
+from ti_notebook.measure import protocol as _protocol
+from ti_notebook.measure.stats import Summary as _Summary
 from ti_notebook.runtime import profiler as _profiler
 from ti_notebook.runtime.trace_export import export_trace as _export_trace
 from ti_notebook.version import __version__ as __version__
@@ -176,6 +178,12 @@ profiler = _Namespace(
     enable=_session.enable_profiler,
     disable=_session.disable_profiler,
     export_trace=_export_trace,
+    # the one timing protocol (ti_notebook/measure): tuner, --profile, tutorials, benchmarks
+    measure=_protocol.measure,
+    time_call=_protocol.time_call,
+    Candidate=_protocol.Candidate,
+    Timing=_protocol.Timing,
+    Summary=_Summary,
 )
 
 types = _Namespace(
