@@ -59,14 +59,19 @@ __all__ = ["Func", "Kernel", "func", "kernel", "reset_all_kernels"]
 
 _kernels: weakref.WeakSet = weakref.WeakSet()
 _COMPILE_LOCK = threading.RLock()
+# configurations whose compiled code a kernel keeps aside for configure() to bring
+# back (a tuner going back and forth between settings); older ones are dropped
+STASHED_CONFIGURATIONS = 64
 
 
 def _forget_dead(kernel_ref, _dead_ref) -> None:
     """A template object died: its kernel drops the specialisations keyed by it."""
     kernel = kernel_ref()
     if kernel is not None:
-        for key in [key for key in list(kernel._compiled) if template_keys.dead(key)]:
-            kernel._compiled.pop(key, None)
+        stashed = [compiled for _generation, compiled, _last in kernel._stash.values()]
+        for compiled in (kernel._compiled, *stashed):
+            for key in [key for key in list(compiled) if template_keys.dead(key)]:
+                compiled.pop(key, None)
 
 
 class Kernel(KernelBase):
@@ -82,6 +87,8 @@ class Kernel(KernelBase):
         self._watch: tuple = ()  # global numbers read when compiling (stale_globals.py)
         self._loop_defaults: dict = {}
         self._offline_cache: bool | None = None
+        # configuration -> (session generation, its _compiled, its _last): see configure()
+        self._stash: dict = {}
         self._on_death = functools.partial(_forget_dead, weakref.ref(self))
         _kernels.add(self)
 
@@ -114,9 +121,11 @@ class Kernel(KernelBase):
         ``k.configure(**saved)`` restores what ``saved = k.configuration`` held.
         ``offline_cache=False`` compiles this kernel without the offline cache, ``True``
         with it, ``None`` as ``ti.init`` says. ``%%kernel --parallelize N --block-dim N
-        --no-cache`` uses this. Compiled code is dropped; the next call recompiles, or loads
-        from the offline cache the code of a configuration compiled before (its key holds
-        the defaults), so going back to earlier values is a cache hit.
+        --no-cache`` uses this. The compiled code of the configuration left is kept aside
+        (for the last 64 configurations, until ``ti.reset``/``ti.init``): going back to
+        one of them runs its code again with no compile and no cache load. A configuration
+        not seen in this session compiles on the next call, or loads from the offline cache
+        (its key holds the defaults).
 
             >>> import ti_notebook as ti
             >>> ti.init(arch=ti.cpu)
@@ -129,6 +138,9 @@ class Kernel(KernelBase):
             {'block_dim': 16, 'parallelize': 2}
             >>> fill.configure().report["tasks"][-1]["loop_config"]
             {}
+            >>> held = fill.configure(parallelize=2, block_dim=16).report
+            >>> fill.configure().configure(parallelize=2, block_dim=16).report is held
+            True
         """
         loop = {}
         for name, value in (("block_dim", block_dim), ("parallelize", parallelize)):
@@ -141,12 +153,25 @@ class Kernel(KernelBase):
             loop[name] = value
         if serialize is not None:
             loop["serialize"] = bool(serialize)
+        generation = _config.generation()
+        if self._compiled and self._generation == generation:
+            left = self._stash_key()
+            self._stash.pop(left, None)  # re-inserted last: the most recently used
+            self._stash[left] = (generation, self._compiled, self._last)
+            while len(self._stash) > STASHED_CONFIGURATIONS:
+                del self._stash[next(iter(self._stash))]
         self._loop_defaults = loop
         self._offline_cache = None if offline_cache is None else bool(offline_cache)
-        self._compiled.clear()
-        self._fast = None
-        self._last = None
+        stashed = self._stash.pop(self._stash_key(), None)
+        if stashed is not None and stashed[0] == generation == self._generation:
+            self._compiled, self._last = stashed[1], stashed[2]
+        else:
+            self._compiled, self._last = {}, None
+        self._fast = None  # rebuilt by the next call from the code now held
         return self
+
+    def _stash_key(self) -> tuple:
+        return tuple(sorted(self._loop_defaults.items())), self._offline_cache
 
     @property
     def configuration(self) -> dict:
@@ -190,6 +215,7 @@ class Kernel(KernelBase):
                 for k, p in enumerate(self.signature.parameters.values())
             ]
             self._compiled.clear()
+            self._stash.clear()
             self._fast = None
             self._generation = _config.generation()
         return self._params
@@ -437,6 +463,7 @@ def kernel(func) -> Kernel:
 def reset_all_kernels() -> None:
     for k in list(_kernels):
         k._compiled.clear()
+        k._stash.clear()
         k._fast = None
         k._params = None
         k._last = None
