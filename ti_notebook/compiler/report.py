@@ -173,11 +173,18 @@ class BlockLocalBuffer:
 
     The mapping is data: the buffer's cell ``u`` holds ``field[corner + origin + u]``,
     where ``corner`` is the block's first cell and ``origin`` the low end of ``ranges``.
+    ``offsets`` are the distinct offset vectors (relative to the iteration's index) the
+    loop reads or adds at, sorted (empty: too many to list, or a report stored before
+    they were kept); ``accesses`` counts the reads or adds per iteration, repeats
+    included (None: a loop around an access has no constant trip count).
 
         >>> ranges = ((-1, 4), (0, 6))
         >>> entry = BlockLocalBuffer("a", "read", (4, 4), ranges, "", (5, 6), 120, "", "")
         >>> entry.origin, entry.to_global((8, 4), (0, 0))
         ((-1, 0), (7, 4))
+        >>> entry = BlockLocalBuffer.from_dict({**entry.to_dict(), "offsets": [[-1, 0], [0, 2]]})
+        >>> entry.offsets, entry.to_dict()["offsets"]
+        (((-1, 0), (0, 2)), [(-1, 0), (0, 2)])
     """
 
     field: str
@@ -189,6 +196,8 @@ class BlockLocalBuffer:
     bytes: int
     mapping: str  # the mapping as text: "buffer[u0, u1] = a[I - 1 + u0, J + u1]"
     corner: str
+    offsets: tuple[tuple[int, ...], ...] = ()
+    accesses: int | None = None
 
     @property
     def origin(self) -> tuple[int, ...]:
@@ -210,11 +219,14 @@ class BlockLocalBuffer:
             d["bytes"],
             d["mapping"],
             d["corner"],
+            tuple(tuple(o) for o in d.get("offsets", ())),
+            d.get("accesses"),
         )
 
     def to_dict(self) -> dict:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["ranges"] = list(self.ranges)
+        out["offsets"] = list(self.offsets)
         return out
 
 

@@ -25,6 +25,7 @@ threads add at once, so they stay atomic, and runs the loops the pass makes
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from ti_notebook.errors import TiSyntaxError
@@ -54,45 +55,96 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
 
 
 # -- analysis -----------------------------------------------------------------------------
-def _offset_range(stmt: ir.Stmt, loop: ir.Stmt, axis: int):
-    """(uses loop index ``axis``, lo, hi) of an index expression, or None if unknown."""
+# An index expression as an affine form: (coefficient of the loop's own index on this
+# axis, constant, {(inner loop, axis): coefficient}). Keeping the inner loops' indices
+# apart, rather than just their range, is what lets the report list the exact offsets
+# an iteration reads (``a[i + k, j + k]`` reads the diagonal, not the whole square).
+Affine = tuple[int, int, dict]
+
+
+def _affine(stmt: ir.Stmt, loop: ir.Stmt, axis: int) -> Affine | None:
+    """The affine form of an index expression of axis ``axis``, or None if unknown."""
     if isinstance(stmt, ir.ConstStmt) and not stmt.dtype.is_float:
-        return 0, stmt.value, stmt.value
+        return 0, stmt.value, {}
     if isinstance(stmt, ir.CastStmt) and not stmt.bitcast and not stmt.dtype.is_float:
-        return _offset_range(stmt.operand, loop, axis)
+        return _affine(stmt.operand, loop, axis)
     if isinstance(stmt, ir.LoopIndexStmt):
         if stmt.loop is loop:
-            return (1, 0, 0) if stmt.axis == axis else None
-        return _inner_loop_range(stmt)
+            return (1, 0, {}) if stmt.axis == axis else None
+        if _inner_values(stmt.loop, stmt.axis) is None:
+            return None
+        return 0, 0, {(stmt.loop, stmt.axis): 1}
     if isinstance(stmt, ir.BinaryOpStmt) and stmt.op in ("add", "sub"):
-        a = _offset_range(stmt.lhs, loop, axis)
-        b = _offset_range(stmt.rhs, loop, axis)
+        a = _affine(stmt.lhs, loop, axis)
+        b = _affine(stmt.rhs, loop, axis)
         if a is None or b is None:
             return None
-        if stmt.op == "add":
-            return a[0] + b[0], a[1] + b[1], a[2] + b[2]
-        if b[0]:
-            return None
-        return a[0], a[1] - b[2], a[2] - b[1]
+        sign = 1 if stmt.op == "add" else -1
+        terms = dict(a[2])
+        for key, coefficient in b[2].items():
+            terms[key] = terms.get(key, 0) + sign * coefficient
+        return a[0] + sign * b[0], a[1] + sign * b[1], {k: c for k, c in terms.items() if c}
     return None
 
 
-def _inner_loop_range(index: ir.LoopIndexStmt):
-    inner = index.loop
+def _inner_values(inner: ir.Stmt, axis: int) -> range | None:
+    """The values index ``axis`` of an inner constant-range loop takes, or None."""
     if not isinstance(inner, ir.RangeForStmt):
         return None
     if inner.extents:
-        start, extent = inner.starts[index.axis], inner.extents[index.axis]
+        start, extent = inner.starts[axis], inner.extents[axis]
         if isinstance(start, ir.ConstStmt) and isinstance(extent, ir.ConstStmt):
-            if extent.value <= 0:
-                return None
-            return 0, start.value, start.value + extent.value - 1
+            values = range(start.value, start.value + extent.value)
+            return values or None
         return None
     if isinstance(inner.begin, ir.ConstStmt) and isinstance(inner.end, ir.ConstStmt):
-        if inner.end.value <= inner.begin.value:
-            return None
-        return 0, inner.begin.value, inner.end.value - 1
+        return range(inner.begin.value, inner.end.value) or None
     return None
+
+
+def _bounds(form: Affine) -> tuple[int, int]:
+    """The lowest and highest offset an affine form takes."""
+    lo = hi = form[1]
+    for (inner, axis), coefficient in form[2].items():
+        values = _inner_values(inner, axis)
+        ends = (coefficient * values[0], coefficient * values[-1])
+        lo, hi = lo + min(ends), hi + max(ends)
+    return lo, hi
+
+
+# enumerating the inner loops' values gives the exact offsets; past this many per access
+# the report keeps only the box (the widget then says "may read")
+MAX_OFFSETS = 4096
+
+
+def _offsets(forms: list[Affine]) -> set[tuple[int, ...]] | None:
+    """Every offset vector one access reads over its inner loops, or None if too many."""
+    keys = sorted({key for form in forms for key in form[2]}, key=lambda k: (k[0].id, k[1]))
+    choices = [_inner_values(inner, axis) for inner, axis in keys]
+    if math.prod(len(c) for c in choices) > MAX_OFFSETS:
+        return None
+    found = set()
+    for values in itertools.product(*choices):
+        at = dict(zip(keys, values, strict=True))
+        found.add(tuple(f[1] + sum(c * at[k] for k, c in f[2].items()) for f in forms))
+    return found
+
+
+def _executions(stmt: ir.Stmt, loop: ir.Stmt) -> int | None:
+    """How often ``stmt`` runs per iteration of ``loop``: the product of the enclosing
+    constant-range loops' trip counts (a branch counts as taken; None: not constant)."""
+    count = 1
+    owner = stmt.parent.owner
+    while owner is not None and owner is not loop:
+        if isinstance(owner, ir.RangeForStmt):
+            values = [_inner_values(owner, a) for a in range(max(len(owner.extents), 1))]
+            if any(v is None for v in values):
+                return None
+            count *= math.prod(len(v) for v in values)
+        elif isinstance(owner, ir.WhileStmt | ir.StructForStmt):
+            return None
+        owner = owner.parent.owner
+    return count
 
 
 def _error(stmt: ir.Stmt, message: str, hint: str) -> TiSyntaxError:
@@ -100,25 +152,29 @@ def _error(stmt: ir.Stmt, message: str, hint: str) -> TiSyntaxError:
 
 
 def _accesses(loop: ir.StructForStmt, field, ndim: int) -> dict:
-    """Every access to ``field`` in the loop: pointer → (kind, per-axis (lo, hi))."""
+    """Every access to ``field`` in the loop: pointer → (kinds, per-axis (lo, hi),
+    offset vectors it reads or None, reads or adds per iteration or None)."""
     users = transform.users_of(loop.body.walk())
     uses = transform.use_counts(loop.body)
     found = {}
     for ptr in loop.body.walk():
         if not (isinstance(ptr, ir.GlobalPtrStmt) and ptr.field == field):
             continue
-        ranges = []
+        forms = []
         for axis, index in enumerate(ptr.indices):
-            found_range = _offset_range(index, loop, axis)
-            if found_range is None or found_range[0] != 1:
+            form = _affine(index, loop, axis)
+            if form is None or form[0] != 1:
                 raise _error(
                     ptr,
                     f"cannot tell which cells of '{field.name}' axis {axis} this reads",
                     "index cached fields as loop index + constant, e.g. a[i - 1, j + 2]",
                 )
-            ranges.append(found_range[1:])
+            forms.append(form)
         kinds = set()
+        count: int | None = 0
         for user in users.get(ptr.id, []):
+            runs = _executions(user, loop)
+            count = None if count is None or runs is None else count + runs
             if isinstance(user, ir.GlobalLoadStmt):
                 kinds.add("read")
             elif isinstance(user, ir.AtomicOpStmt) and user.op in ("add", "sub"):
@@ -131,7 +187,7 @@ def _accesses(loop: ir.StructForStmt, field, ndim: int) -> dict:
                     f"'{field.name}' is cached, so it can only be read or atomically added to",
                     "remove it from ti.block_local(...) or accumulate with +=",
                 )
-        found[ptr] = (kinds, ranges)
+        found[ptr] = (kinds, [_bounds(f) for f in forms], _offsets(forms), count)
     return found
 
 
@@ -141,11 +197,16 @@ def _apply(kernel: KernelIR, loop: ir.StructForStmt, fields: list, pos, capabili
     layout = field.layout()
     leaf = layout.levels[-1]
     if leaf.kind != "dense" or len(layout.levels) < 2:
+        # the user named the cached fields; the blocks come from the loop's field
+        cached = ", ".join(f"'{f.name}'" for f in fields)
+        axes = "ijkl"[: len(layout.shape)]
         raise TiSyntaxError(
-            f"ti.block_local: '{field.name}' has no blocks to cache (its last level must "
-            "be dense under a block level)",
+            f"ti.block_local: cannot cache {cached} per block: the loop runs over "
+            f"'{field.name}', which has no blocks (its last level must be dense under a "
+            "block level)",
             pos,
-            "declare it in blocks, e.g. ti.root.pointer(ti.ij, 32).dense(ti.ij, 4)",
+            f"loop over a field declared in blocks, e.g. ti.root.pointer(ti.{axes}, 32)"
+            f".dense(ti.{axes}, 4).place({field.name})",
         )
     ndim = len(layout.shape)
     block = [1] * ndim
@@ -210,7 +271,7 @@ def _plan(loop, cached, block: list[int], pos) -> dict:
         raise TiSyntaxError(
             f"ti.block_local: '{cached.name}' is not used in this loop", pos, "remove it"
         )
-    kinds = set().union(*(k for k, _ in accesses.values()))
+    kinds = set().union(*(a[0] for a in accesses.values()))
     if len(kinds) > 1:
         raise TiSyntaxError(
             f"ti.block_local: '{cached.name}' is both read and accumulated into here",
@@ -218,10 +279,17 @@ def _plan(loop, cached, block: list[int], pos) -> dict:
             "cache only the field you read, or only the one you accumulate into",
         )
     ndim = len(block)
-    lo = [min(r[a][0] for _, r in accesses.values()) for a in range(ndim)]
-    hi = [max(r[a][1] for _, r in accesses.values()) for a in range(ndim)]
+    lo = [min(r[a][0] for _, r, _, _ in accesses.values()) for a in range(ndim)]
+    hi = [max(r[a][1] for _, r, _, _ in accesses.values()) for a in range(ndim)]
     shape = [block[a] + hi[a] - lo[a] for a in range(ndim)]
+    # what the widget's reuse figures count: the distinct offsets read (empty when an
+    # access has too many to list) and the reads or adds per iteration, repeats included
+    # (None when a loop around an access has no constant trip count)
+    found = [offsets for _, _, offsets, _ in accesses.values()]
+    counts = [count for *_, count in accesses.values()]
     return {
+        "offsets": [] if None in found else sorted(set().union(*found)),
+        "per_iteration": None if None in counts else sum(counts),
         "field": cached,
         "mode": kinds.pop(),
         "accesses": accesses,
@@ -331,4 +399,6 @@ def _report(plan: dict, block: list[int], kernel: KernelIR) -> dict:
         "bytes": plan["count"] * plan["field"].dtype.size,
         "mapping": f"buffer[{', '.join(local)}] = {plan['field'].name}[{', '.join(source)}]",
         "corner": f"({', '.join(corner)}) is the first cell of each block",
+        "offsets": [tuple(o) for o in plan["offsets"]],
+        "accesses": plan["per_iteration"],
     }
