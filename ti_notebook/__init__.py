@@ -158,6 +158,7 @@ from ti_notebook.lang.types import (
 )
 from ti_notebook.measure import protocol as _protocol
 from ti_notebook.measure.stats import Summary as _Summary
+from ti_notebook.measure.traffic import counted_work as _counted_work
 from ti_notebook.runtime import profiler as _profiler
 from ti_notebook.runtime.trace_export import export_trace as _export_trace
 from ti_notebook.version import __version__ as __version__
@@ -184,6 +185,7 @@ profiler = _Namespace(
     Candidate=_protocol.Candidate,
     Timing=_protocol.Timing,
     Summary=_Summary,
+    counted_work=_counted_work,
 )
 
 types = _Namespace(

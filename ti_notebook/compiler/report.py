@@ -34,6 +34,13 @@ def _frozen(mapping) -> Mapping:
     return pytypes.MappingProxyType(dict(mapping or {}))
 
 
+def _tuples(value):
+    """Nested lists (as JSON gives them back) as nested tuples; other values as they are."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class Traffic:
     """What one task's iteration moves of one field or ndarray argument
@@ -124,6 +131,14 @@ class Task:
     traffic: tuple[Traffic, ...] = ()  # per field or ndarray argument, making up the above
     # targets with warps (CUDA): per memory access of the body, one warp's cost
     warp_accesses: tuple[WarpAccess, ...] = ()
+    # parallel tasks: floating-point operations per iteration and their widest type
+    # (passes/memory_traffic.py), for rooflines
+    flops_per_iteration: int | None = None
+    flop_dtype: str | None = None
+    # a bound computed from arguments, as data: ("arg", k), ("shape", k, axis), ints and
+    # (op, a, b); ti.profiler evaluates it with a call's arguments (passes/offload.py)
+    range_formula: tuple | None = None
+    sparse: bool = False  # a struct-for over sparse cells: ``range`` bounds what it visits
 
     @classmethod
     def from_dict(cls, d: dict) -> Task:
@@ -137,13 +152,27 @@ class Task:
             d.get("bytes_per_iteration"),
             tuple(Traffic.from_dict(t) for t in d.get("traffic", ())),
             tuple(WarpAccess.from_dict(a) for a in d.get("warp_accesses", ())),
+            d.get("flops_per_iteration"),
+            d.get("flop_dtype"),
+            _tuples(d.get("range_formula")),
+            bool(d.get("sparse", False)),
         )
 
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "loop_config": dict(self.loop_config)}
-        for name in ("line", "field", "range", "bytes_per_iteration"):
+        for name in (
+            "line",
+            "field",
+            "range",
+            "bytes_per_iteration",
+            "flops_per_iteration",
+            "flop_dtype",
+            "range_formula",
+        ):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
+        if self.sparse:
+            out["sparse"] = True
         if self.traffic:
             out["traffic"] = [t.to_dict() for t in self.traffic]
         if self.warp_accesses:

@@ -76,7 +76,67 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
         traffic = _task_traffic(task, kernel.report.get("block_local", []))
         entry["traffic"] = [t.to_dict() for t in traffic]
         entry["bytes_per_iteration"] = sum(t.bytes for t in traffic)
+        entry["flops_per_iteration"], entry["flop_dtype"] = task_flops(task)
     return False
+
+
+# Floating-point operations a roofline counts, one each (the usual convention: a math
+# function is one operation although it costs several instructions; comparisons,
+# negation, abs, selects and casts are not arithmetic and count nothing).
+FLOP_BINARY = frozenset({"add", "sub", "mul", "truediv", "pow", "min", "max", "atan2"})
+FLOP_UNARY = frozenset(
+    {"sqrt", "rsqrt", "sin", "cos", "tan", "exp", "log", "asin", "acos", "atan", "tanh"}
+)
+FLOP_ATOMIC = frozenset({"add", "sub", "min", "max"})
+
+
+def task_flops(task: ir.OffloadedStmt) -> tuple[int, str | None]:
+    """(floating-point operations one iteration of ``task``'s body performs, the widest
+    float type among them: ``"f32"``, ``"f64"`` or None when there are none).
+
+    An operation inside a serial loop of known trip count counts once per trip (an
+    unknown count, once: a lower bound, as for bytes); one under an ``if`` counts as if
+    the branch were taken.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> x = ti.field(ti.f32, shape=16)
+        >>> @ti.kernel
+        ... def poly(a: ti.f32):
+        ...     for i in x:
+        ...         for k in range(3):
+        ...             x[i] = x[i] * a + 1.0
+        >>> t = poly.stages(2.0)["report"].tasks[-1]
+        >>> t.flops_per_iteration, t.flop_dtype
+        (6, 'f32')
+    """
+    flops, widest = 0, 0
+    for stmt in task.body.walk():
+        if isinstance(stmt, ir.BinaryOpStmt):
+            counts = stmt.op in FLOP_BINARY
+        elif isinstance(stmt, ir.UnaryOpStmt):
+            counts = stmt.op in FLOP_UNARY
+        elif isinstance(stmt, ir.AtomicOpStmt):
+            counts = stmt.op in FLOP_ATOMIC
+        else:
+            continue
+        if not counts or stmt.dtype is None or not stmt.dtype.is_float:
+            continue
+        flops += _trips_around(stmt, task)
+        widest = max(widest, stmt.dtype.bits)
+    return flops, (f"f{widest}" if widest else None)
+
+
+def _trips_around(stmt: ir.Stmt, task: ir.OffloadedStmt) -> int:
+    """How many times ``stmt`` runs per iteration of ``task``: the product of the known
+    trip counts of the serial loops around it."""
+    count = 1
+    owner = stmt.parent.owner if stmt.parent is not None else None
+    while owner is not None and owner is not task:
+        if isinstance(owner, (ir.RangeForStmt, ir.StructForStmt, ir.WhileStmt)):
+            count *= _trip_count(owner) or 1
+        owner = owner.parent.owner if owner.parent is not None else None
+    return count
 
 
 @dataclasses.dataclass

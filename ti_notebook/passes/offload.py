@@ -152,9 +152,48 @@ def _describe(task: ir.OffloadedStmt) -> dict:
         info["line"] = task.pos.lineno
     if task.kind == "struct_for":
         info["field"] = task.field.name
+        # it visits active cells only: its range is the cells it may visit, at most
+        levels = [*getattr(task.field, "path", ()), task.field]
+        if any(getattr(level, "kind", "dense") != "dense" for level in levels):
+            info["sparse"] = True
     if task.kind != "serial":  # [begin, end) when known while compiling, else None
         info["range"] = (_known(task.begin), _known(task.end))
+        formula = (range_formula(task.begin), range_formula(task.end))
+        if None not in formula and info["range"] != formula:
+            info["range_formula"] = formula
     return info
+
+
+# integer operations a loop bound is computed with (ndrange products, offsets, clamps)
+_FORMULA_OPS = frozenset({"add", "sub", "mul", "floordiv", "min", "max"})
+
+
+def range_formula(bound, depth: int = 0):
+    """A loop bound as data, to evaluate with a call's arguments (``ti.profiler``'s
+    iteration counts): an int, ``("arg", k)``, ``("shape", k, axis)`` or
+    ``(op, a, b)``; None when it depends on anything else (a field, a loop).
+
+        >>> from ti_notebook.ir.types import i32
+        >>> n = ir.ArgLoadStmt(1, i32)
+        >>> range_formula(ir.BinaryOpStmt("mul", n, ir.ConstStmt(4, i32), i32))
+        ('mul', ('arg', 1), 4)
+    """
+    if isinstance(bound, int):
+        return bound
+    if depth > 16:  # a bound is a short expression; a deep one is not worth describing
+        return None
+    if isinstance(bound, ir.ConstStmt):
+        return int(bound.value)
+    if isinstance(bound, ir.ArgLoadStmt):
+        return ("arg", bound.arg_index)
+    if isinstance(bound, ir.ExternalShapeStmt):
+        return ("shape", bound.arg_index, bound.axis)
+    if isinstance(bound, ir.CastStmt) and not getattr(bound, "bitcast", False):
+        return range_formula(bound.operand, depth + 1)
+    if isinstance(bound, ir.BinaryOpStmt) and bound.op in _FORMULA_OPS:
+        lhs, rhs = range_formula(bound.lhs, depth + 1), range_formula(bound.rhs, depth + 1)
+        return None if lhs is None or rhs is None else (bound.op, lhs, rhs)
+    return None
 
 
 def _known(bound) -> int | None:
