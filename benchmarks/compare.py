@@ -24,14 +24,13 @@ import importlib
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from workloads import report, spec
-from workloads.measure import Timer, one_line
+from workloads.measure import Timer, one_line, protocol
 
 HERE = Path(__file__).resolve().parent
 MARK = "@@"  # prefix of the JSON lines a child prints; Taichi's banner goes to stdout too
@@ -175,7 +174,13 @@ def collect_cold(peer: str) -> tuple[dict, list[str]]:
     rows = {}
     for key, values in samples.items():
         if values:
-            rows[key] = {"median": statistics.median(values), "min": min(values)}
+            summary = protocol.Summary.of(values)
+            rows[key] = {
+                "median": summary.median,
+                "q1": summary.q1,
+                "q3": summary.q3,
+                "runs": summary.n,
+            }
         else:
             rows[key] = {"error": errors[0] if errors else "no figure"}
     return rows, sorted(set(notes))

@@ -17,9 +17,7 @@ printed).
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -28,15 +26,10 @@ BLOCK_DIMS = (32, 64, 128, 256, 512)
 
 
 def median_ms(fn, sync, repeats: int = 15) -> float:
-    fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        sync()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    """The median in ms by the timing protocol (first call apart, ``sync`` after each)."""
+    import ti_notebook as ti
+
+    return ti.profiler.time_call(fn, rounds=repeats, sync=sync).median_s * 1e3
 
 
 def build(ti, n_sum: int, n_particles: int, n_grid: int):

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import platform
-import statistics
-import time
 
 import numpy as np
 
@@ -21,16 +19,15 @@ import ti_notebook as ti
 
 
 def median_us(fn, calls: int, repeats: int = 7) -> tuple[float, float]:
-    """(median, min) over ``repeats`` batches of ``calls`` calls, in microseconds/call."""
-    fn()
-    batches = []
-    for _ in range(repeats):
-        ti.profiler.clear_kernel_profiler_info()  # untimed: the profiler's events pile up
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        batches.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(batches), min(batches)
+    """(median, interquartile range) in µs per call, by the timing protocol: each
+    sample a batch of about ``calls`` calls (at least 20 ms of them)."""
+    probe = ti.profiler.time_call(fn, rounds=1)
+    # untimed, before each sample: the profiler's events would otherwise pile up
+    candidate = ti.profiler.Candidate("call", fn, prepare=ti.profiler.clear_kernel_profiler_info)
+    timing = ti.profiler.measure(
+        [candidate], rounds=repeats, min_sample_s=max(calls * probe.median_s, 2e-2)
+    )[0]
+    return timing.median_s * 1e6, timing.summary.iqr * 1e6
 
 
 def launch_rows(profiled: bool) -> list[tuple[str, float, float]]:
@@ -79,7 +76,7 @@ def main() -> None:
         ("numpy sum, 8M f32", *median_us(data.sum, 20)),
     ]
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
-    print(f"{'benchmark':40s} {'median µs':>12s} {'min µs':>12s}")
+    print(f"{'benchmark':40s} {'median µs':>12s} {'IQR µs':>12s}")
     for name, med, low in rows + on:
         print(f"{name:40s} {med:12.2f} {low:12.2f}")
     print(f"sum: ti_notebook / numpy = {rows[2][1] / rows[3][1]:.2f}")

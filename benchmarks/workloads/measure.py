@@ -1,21 +1,50 @@
 """Timing and result checks shared by every peer.
 
-A figure is the median and the minimum of several synchronised runs after a warm-up;
-a launch figure is the per-call time of batches of thousands of calls. Each workload
-first checks one result against NumPy: a fast wrong answer is not a figure.
+Every figure is taken by ti_notebook's one timing protocol (``ti_notebook/measure``):
+the first call apart, enough calls per sample to lie above the timer's resolution,
+the median with the interquartile range and the number of samples. The protocol's two
+modules are loaded from their files, without importing ti_notebook itself, so the
+Taichi and Numba processes time exactly as the ti_notebook one does and load no second
+compiler. Each workload first checks one result against NumPy: a fast wrong answer is
+not a figure.
 
     >>> timer = Timer()
     >>> sorted(timer.figure(lambda: sum(range(100))))
-    ['median', 'min', 'runs']
+    ['first_call', 'median', 'outliers', 'q1', 'q3', 'runs']
 """
 
 from __future__ import annotations
 
-import statistics
+import importlib.util
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
+
+_MEASURE = Path(__file__).resolve().parents[2] / "ti_notebook" / "measure"
+_PACKAGE = "_ti_notebook_measure"  # the protocol's folder as a package of its own
+
+
+def _load_protocol():
+    """``ti_notebook/measure/protocol.py`` (and the stats module it imports), by path."""
+    if f"{_PACKAGE}.protocol" in sys.modules:
+        return sys.modules[f"{_PACKAGE}.protocol"]
+    package = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader(_PACKAGE, loader=None, is_package=True)
+    )
+    package.__path__ = [str(_MEASURE)]
+    sys.modules[_PACKAGE] = package
+    for name in ("stats", "protocol"):
+        spec = importlib.util.spec_from_file_location(f"{_PACKAGE}.{name}", _MEASURE / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[f"{_PACKAGE}.protocol"]
+
+
+protocol = _load_protocol()
 
 
 class WrongResult(AssertionError):
@@ -29,41 +58,46 @@ class Timer:
         self.sync = sync or (lambda: None)
 
     def figure(self, fn: Callable[[], object], setup: Callable[[], object] | None = None) -> dict:
-        """{"median", "min"} seconds of ``fn()``; ``setup()`` runs untimed before each.
+        """{"median", "q1", "q3", "runs", "outliers", "first_call"} seconds of ``fn()``.
 
-        The caller has already run ``fn`` once (compile and check). One more untimed probe
-        warms caches and decides the number of runs: 9, or 5 / 3 for slow workloads.
+        The caller has already run ``fn`` once (compile and check); ``setup()`` runs
+        untimed before each sample. Slow workloads take fewer samples: 9, or 5 / 3 when
+        one call takes 0.1 s / 0.5 s or more.
         """
-
-        def once() -> float:
-            if setup is not None:
-                setup()
-                self.sync()
-            start = time.perf_counter()
-            fn()
-            self.sync()
-            return time.perf_counter() - start
-
-        probe = once()
-        runs = 9 if probe < 0.1 else 5 if probe < 0.5 else 3
-        samples = [once() for _ in range(runs)]
-        return {"median": statistics.median(samples), "min": min(samples), "runs": runs}
+        started = time.perf_counter()
+        fn()
+        self.sync()
+        probe = time.perf_counter() - started
+        rounds = 9 if probe < 0.1 else 5 if probe < 0.5 else 3
+        candidate = protocol.Candidate("workload", fn, prepare=setup)
+        timing = protocol.measure([candidate], rounds=rounds, warmup=0, sync=self.sync)[0]
+        return _figure(timing)
 
     def per_call(
         self, fn: Callable[..., object], *args: object, calls: int = 5000, batches: int = 9
     ) -> dict:
-        """{"median", "min"} seconds per call of ``fn(*args)`` over batches of ``calls``."""
+        """The same figure per call of ``fn(*args)``: each sample a batch of calls
+        lasting at least 5 ms (about ``calls`` for a launch of a microsecond)."""
         for _ in range(100):
             fn(*args)
         self.sync()
-        samples = []
-        for _ in range(batches):
-            start = time.perf_counter()
-            for _ in range(calls):
-                fn(*args)
-            self.sync()
-            samples.append((time.perf_counter() - start) / calls)
-        return {"median": statistics.median(samples), "min": min(samples), "runs": batches}
+        candidate = protocol.Candidate("call", lambda: fn(*args))
+        timing = protocol.measure(
+            [candidate], rounds=batches, warmup=0, sync=self.sync, min_sample_s=5e-3
+        )[0]
+        return _figure(timing)
+
+
+def _figure(timing) -> dict:
+    s = timing.summary
+    return {
+        "median": s.median,
+        "q1": s.q1,
+        "q3": s.q3,
+        "runs": s.n,
+        "outliers": len(s.outliers),
+        "first_call": timing.first_call_s,
+    }
 
 
 def attempt(fn: Callable[..., dict], *args: object) -> dict:

@@ -1,7 +1,8 @@
 """The Markdown report: figures per peer, ratios, targets, bandwidth, failures.
 
-``results`` maps a peer to {row key: figure}; a figure is {"median", "min"} in seconds,
-{"error": one line} or {"na": why}.
+``results`` maps a peer to {row key: figure}; a figure is {"median", "q1", "q3", "runs"}
+in seconds (the timing protocol's median and interquartile range), {"error": one line}
+or {"na": why}.
 
     >>> render({"ti_notebook": {}}, {"cpu": "x", "cores": 2}).startswith("# Side")
     True
@@ -36,7 +37,10 @@ def cell(figure: dict | None, unit: str) -> str:
     if "na" in figure:
         return "n/a"
     scale = SCALE[unit]
-    return f"{number(figure['median'] * scale)} / {number(figure['min'] * scale)}"
+    median_text = number(figure["median"] * scale)
+    if "q1" not in figure:  # a figure from an older results file
+        return median_text
+    return f"{median_text} ({number(figure['q1'] * scale)}–{number(figure['q3'] * scale)})"
 
 
 def median(results: dict, peer: str, key: str) -> float | None:
@@ -177,10 +181,10 @@ def render(results: dict, machine: dict, notes: list[str] | None = None) -> str:
         f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores. "
         f"{machine.get('versions', '')}",
         "",
-        "Each cell: median / min per call. Throughput rows: 9 synchronised runs after a "
-        "checked first call and a warm-up (5 or 3 for slow rows); launch rows: batches of "
-        "5,000 calls; cold rows: fresh processes. Ratios use medians; targets apply to "
-        "ti_notebook / taichi.",
+        "Each cell: median (interquartile range) per call, by ti_notebook's timing protocol: "
+        "the checked first call apart, then 9 synchronised samples (5 or 3 for slow rows), "
+        "each of enough calls to last 0.2 ms (launch rows: 5 ms); cold rows: fresh "
+        "processes. Ratios use medians; targets apply to ti_notebook / taichi.",
         "",
         *main_table(results),
         "",

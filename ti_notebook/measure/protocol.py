@@ -38,7 +38,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-from ti_notebook.measure.stats import Summary
+from .stats import Summary  # relative: benchmarks load this folder without the compiler
 
 __all__ = ["Candidate", "Timing", "measure", "time_call", "TIMER_RESOLUTION_S"]
 
