@@ -156,6 +156,7 @@ from ti_notebook.lang.types import (
     uint32,
     uint64,
 )
+from ti_notebook.compiler.progress import listen as watch_compiles
 from ti_notebook.measure import protocol as _protocol
 from ti_notebook.measure.stats import Summary as _Summary
 from ti_notebook.measure.traffic import counted_work as _counted_work
@@ -184,6 +185,7 @@ profiler = _Namespace(
     time_call=_protocol.time_call,
     Candidate=_protocol.Candidate,
     Timing=_protocol.Timing,
+    compare=_protocol.compare,
     Summary=_Summary,
     counted_work=_counted_work,
 )
@@ -324,6 +326,7 @@ __all__ = [
     "uint32",
     "uint64",
     "vulkan",
+    "watch_compiles",
     "x64",
     # SNode builtins (lang/snode_ops.py)
     "append",

@@ -40,7 +40,15 @@ from collections.abc import Callable, Sequence
 
 from .stats import Summary  # relative: benchmarks load this folder without the compiler
 
-__all__ = ["Candidate", "Timing", "measure", "time_call", "TIMER_RESOLUTION_S"]
+__all__ = [
+    "Candidate",
+    "Comparison",
+    "Timing",
+    "compare",
+    "measure",
+    "time_call",
+    "TIMER_RESOLUTION_S",
+]
 
 # The clock every sample is read from, and its resolution (1 ns on Linux).
 clock = time.perf_counter
@@ -192,3 +200,58 @@ def time_call(
     """
     candidate = Candidate(label, call, bytes_per_call=bytes_per_call)
     return measure([candidate], rounds=rounds, **options)[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """Two timings side by side, in words a tutorial can print as its claim.
+
+    ``faster`` is the label of the faster one, or None when their interquartile ranges
+    overlap: then this run shows no clear difference, whatever the medians say.
+    """
+
+    first: Timing
+    second: Timing
+
+    @property
+    def ratio(self) -> float:
+        """The slower median over the faster one (1.0 or more)."""
+        a, b = self.first.median_s, self.second.median_s
+        return max(a, b) / min(a, b) if min(a, b) > 0 else float("inf")
+
+    @property
+    def faster(self) -> str | None:
+        a, b = self.first.summary, self.second.summary
+        if a.q3 < b.q1:
+            return self.first.label
+        if b.q3 < a.q1:
+            return self.second.label
+        return None
+
+    @property
+    def sentence(self) -> str:
+        """``in this run BLS was 1.27x faster than plain (medians 21.3 ms and 27.1 ms)``."""
+        a, b = self.first, self.second
+        medians = f"medians {a.median_s * 1e3:.3g} ms and {b.median_s * 1e3:.3g} ms"
+        if self.faster is None:
+            return (
+                f"in this run {a.label} and {b.label} took about the same time ({medians}; "
+                "their interquartile ranges overlap)"
+            )
+        fast, slow = (a, b) if self.faster == a.label else (b, a)
+        return (
+            f"in this run {fast.label} was {self.ratio:.3g}x faster than {slow.label} ({medians})"
+        )
+
+
+def compare(first: Timing, second: Timing) -> Comparison:
+    """The two timings compared: ``compare(a, b).sentence`` words the result.
+
+    >>> a = Timing("BLS", 0.1, Summary.of([21e-3, 21.3e-3, 21.5e-3]), 1)
+    >>> b = Timing("plain", 0.1, Summary.of([27e-3, 27.1e-3, 27.4e-3]), 1)
+    >>> compare(a, b).sentence
+    'in this run BLS was 1.27x faster than plain (medians 21.3 ms and 27.1 ms)'
+    >>> compare(a, a).faster is None
+    True
+    """
+    return Comparison(first, second)
