@@ -75,6 +75,39 @@ class SourcePos:
         return f"    {stripped.rstrip()}\n    {' ' * start}{'^' * width}"
 
 
+def headline(kernel_name: str, message: str) -> str:
+    """``Kernel 'f': message``, naming the kernel once: a message that already starts
+    with ``kernel 'f'`` (the ones made before a position was known) keeps its own words.
+
+        >>> headline("f", "kernel 'f': parameter 'x' has no type annotation")
+        "Kernel 'f': parameter 'x' has no type annotation"
+        >>> headline("f", "cannot add i32 and str"), headline("", "no kernel")
+        ("Kernel 'f': cannot add i32 and str", 'no kernel')
+    """
+    if not kernel_name:
+        return message
+    named = f"kernel '{kernel_name}'"
+    if message[: len(named)].lower() == named.lower():
+        return "K" + message[1:]
+    return f"Kernel '{kernel_name}': {message}"
+
+
+def located_text(message: str, pos: SourcePos | None, hint: str, kernel_name: str = "") -> str:
+    """An error's or a warning's text: the headline, the place, the line with a caret
+    under the offending code, and the hint (see the module's example)."""
+    lines = [headline(kernel_name, message)]
+    if pos is not None:
+        where = f"  {place_of(pos.filename)}, line {pos.lineno}, column {pos.col + 1}"
+        if pos.kernel_name:
+            where += f", in {pos.kernel_name}"
+        lines.append(where)
+        if pos.line_text.strip():
+            lines.append(pos.caret_block())
+    if hint:
+        lines.append(f"hint: {hint}")
+    return "\n".join(lines)
+
+
 class TiError(Exception):
     """Base of ti_notebook's errors; carries the source position when known."""
 
@@ -100,19 +133,7 @@ class TiError(Exception):
         return self
 
     def __str__(self) -> str:
-        head = f"Kernel '{self.kernel_name}': {self.message}" if self.kernel_name else self.message
-        lines = [head]
-        if self.pos is not None:
-            pos = self.pos
-            where = f"  {place_of(pos.filename)}, line {pos.lineno}, column {pos.col + 1}"
-            if pos.kernel_name:
-                where += f", in {pos.kernel_name}"
-            lines.append(where)
-            if pos.line_text.strip():
-                lines.append(pos.caret_block())
-        if self.hint:
-            lines.append(f"hint: {self.hint}")
-        return "\n".join(lines)
+        return located_text(self.message, self.pos, self.hint, self.kernel_name)
 
 
 class TiSyntaxError(TiError, SyntaxError):
@@ -196,10 +217,32 @@ class KernelInterrupted(KeyboardInterrupt):
 
 
 class TiPrecisionWarning(UserWarning):
-    """A value stored where its type cannot hold it exactly (a float into an int local).
+    """A value stored where its type cannot hold it exactly, as Taichi warns ("may lose
+    precision"): a float into an integer field element, ndarray element, local or typed
+    ti.func parameter/return, or an f64 into an f32 one. The value is cast (truncated).
 
-    Shown once per source line, at the line of the kernel that stores it.
+    Issued while the kernel compiles, once per store and compile (not per launch), at
+    the kernel's line; a kernel loaded from the offline cache is not traced again, so a
+    warm cache start does not repeat it. The text names the kernel, the place, shows
+    the line with a caret under the value and says how to silence it:
+
+        >>> pos = SourcePos("demo.py", 4, 20, 27, "        counts[i] = 0.5 * i", "fill")
+        >>> print(TiPrecisionWarning("storing f32 into the i32 field 'counts'", pos,
+        ...                          "write ti.cast(value, ti.i32)"))
+        Kernel 'fill': storing f32 into the i32 field 'counts'
+          File "demo.py", line 4, column 21, in fill
+            counts[i] = 0.5 * i
+                        ^^^^^^^
+        hint: write ti.cast(value, ti.i32)
     """
+
+    def __init__(self, message: str, pos: SourcePos | None = None, hint: str = "") -> None:
+        super().__init__(message)
+        self.message, self.pos, self.hint = message, pos, hint
+        self.kernel_name = pos.kernel_name if pos else ""
+
+    def __str__(self) -> str:
+        return located_text(self.message, self.pos, self.hint, self.kernel_name)
 
 
 class TiValueError(TiError, ValueError):

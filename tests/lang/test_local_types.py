@@ -38,7 +38,7 @@ def test_local_keeps_type_of_first_assignment():
         x += v
         return x
 
-    with pytest.warns(ti.errors.TiPrecisionWarning, match="'x' may lose precision"):
+    with pytest.warns(ti.errors.TiPrecisionWarning, match="local 'x' may lose precision"):
         assert int_then_literal() == 1.0  # compiled here: the warning names the line
     with pytest.warns(ti.errors.TiPrecisionWarning):
         assert int_then_float(1.7) == 1.0

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.frontend import precision
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.matrix_types import convert
@@ -64,7 +65,7 @@ def _assign(ctx: TraceContext, node: ast.Assign) -> None:
         if static and isinstance(target, ast.Name) and ctx.find_local(target.id) is MISSING:
             ctx.bind(target.id, value)  # n = ti.static(A.n): a compile-time name, as in Taichi
         else:
-            assign(ctx, target, value)
+            assign(ctx, target, value, node.value)
 
 
 @HANDLERS.statement(ast.AnnAssign)
@@ -85,6 +86,8 @@ def _annotated_assign(ctx: TraceContext, node: ast.AnnAssign) -> None:
     if element_type:
         declare(ctx, name, convert(ctx, annotation, value, node.value, f"'{name}'"))
     else:
+        place = f"the {dtype} local '{name}'"
+        precision.warn_if_lossy(ctx, value, dtype, place, node.value)
         declare(ctx, name, ctx.builder.cast(value, dtype))
 
 
@@ -97,26 +100,27 @@ def _augmented_assign(ctx: TraceContext, node: ast.AugAssign) -> None:
     target = node.target
     slot = lvalue(ctx, target)
     if slot is None:  # not a local or an element: assign() says what is wrong
-        assign(ctx, target, binary(ctx, op, ctx.expr(target), value, node))
+        assign(ctx, target, binary(ctx, op, ctx.expr(target), value, node), node.value)
         return
     if op in _ATOMIC_AUG:
         # Taichi: '+=' is atomic, on fields and also on a kernel-scope local that a
         # parallel loop updates; codegen demotes it where no other thread sees it.
-        atomic_update(ctx, op, slot, value, target)
+        atomic_update(ctx, op, slot, value, target, node.value)
         return
-    store(ctx, slot, binary(ctx, op, load(ctx, slot), value, node), target)
+    store(ctx, slot, binary(ctx, op, load(ctx, slot), value, node), target, node.value)
 
 
 def _defaults(ctx: TraceContext) -> tuple:
     return ctx.config.default_ip, ctx.config.default_fp
 
 
-def assign(ctx: TraceContext, target: ast.expr, value) -> None:
-    """``target = value``: declares, stores, or unpacks into several targets."""
+def assign(ctx: TraceContext, target: ast.expr, value, at: ast.AST | None = None) -> None:
+    """``target = value``: declares, stores, or unpacks into several targets; ``at`` is
+    the value's code (where a precision warning puts its caret)."""
     if isinstance(target, ast.Name):
         current = ctx.find_local(target.id)
         if isinstance(current, (ir.AllocaStmt, VectorVariable, StructSlots)):
-            store(ctx, lvalue(ctx, target), value, target)
+            store(ctx, lvalue(ctx, target), value, target, at)
         elif isinstance(current, LoopIndex):
             raise ctx.error(
                 TiSyntaxError,
@@ -135,9 +139,12 @@ def assign(ctx: TraceContext, target: ast.expr, value) -> None:
             )
     elif isinstance(target, (ast.Tuple, ast.List)):
         items = unpack(ctx, value, len(target.elts), target)
-        for element, item in zip(target.elts, items, strict=True):
-            assign(ctx, element, item)
+        parts = at.elts if isinstance(at, (ast.Tuple, ast.List)) else [at] * len(items)
+        if len(parts) != len(items):
+            parts = [at] * len(items)
+        for element, item, part in zip(target.elts, items, parts, strict=True):
+            assign(ctx, element, item, part)
     elif isinstance(target, (ast.Subscript, ast.Attribute)):
-        store(ctx, lvalue(ctx, target), value, target)
+        store(ctx, lvalue(ctx, target), value, target, at)
     else:
         raise ctx.unsupported(target, f"assigning to '{ast.unparse(target)}'")

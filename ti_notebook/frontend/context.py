@@ -65,6 +65,7 @@ class KernelState:
     no_activate: set = dataclasses.field(default_factory=set)  # FieldRefs (ti.no_activate)
     returned: bool = False
     inline_depth: int = 0
+    warned: set = dataclasses.field(default_factory=set)  # precision warnings given (pos)
     reads: Reads = dataclasses.field(init=False)  # every Python value read, as paths
 
     def __post_init__(self) -> None:
@@ -87,6 +88,7 @@ class FunctionFrame:
         self.scope_name = KERNEL_SCOPE if is_kernel else scope_of(func)
         self.entry_depth = entry_depth  # a func's return must be at its call's depth
         self.return_value = MISSING
+        self.return_type = None  # a ti.func's scalar return annotation: returns cast to it
 
 
 class TraceContext:

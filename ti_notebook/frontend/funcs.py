@@ -24,9 +24,11 @@ the call's value.
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
+from ti_notebook.frontend import precision
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.matrix_types import convert
@@ -35,8 +37,10 @@ from ti_notebook.frontend.struct_values import StructSlots, is_struct
 from ti_notebook.frontend.structs import bind_struct_parameter
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
+from ti_notebook.lang import config as _config
+from ti_notebook.lang import types
 from ti_notebook.lang.element_type import ElementType
-from ti_notebook.lang.func import BoundFunc
+from ti_notebook.lang.func import BoundFunc, resolve_annotation
 from ti_notebook.lang.struct_base import StructTypeBase as StructType
 
 _MAX_INLINE_DEPTH = 48
@@ -72,10 +76,14 @@ def call_func(ctx: TraceContext, func, args: list, kwargs: dict, node: ast.AST):
     # An error inside one of ti_notebook's own funcs (ti.math.cross of 4-vectors) is
     # the caller's mistake: it points at the call, not at the library's line.
     call_pos = ctx.pos(node) if func.qualname.startswith("ti_notebook.") else None
+    # a library func's casts are its own business: warn only for the user's funcs
+    value_nodes = None if call_pos is not None else _argument_positions(ctx, func, node)
     with ctx.function(source) as frame:
+        frame.return_type = _return_dtype(func)
         try:
             for name, value in bound.arguments.items():
-                _bind_parameter(ctx, name, value, params.get(name))
+                at = None if value_nodes is None else value_nodes.get(name, ctx.pos(node))
+                _bind_parameter(ctx, name, value, params.get(name), at)
             state.inline_depth += 1
             try:
                 ctx.run_block(source.function_def.body, new_scope=False)
@@ -97,7 +105,37 @@ def _in_library(error: TiError) -> bool:
     return filename.startswith(_PACKAGE)
 
 
-def _bind_parameter(ctx: TraceContext, name: str, value, annotation) -> None:
+def _argument_positions(ctx: TraceContext, func, node: ast.AST) -> dict:
+    """parameter name -> where the argument is at the call (where a warning points)."""
+    if not isinstance(node, ast.Call):
+        return {}
+    args = [None, *node.args] if isinstance(func, BoundFunc) else list(node.args)
+    keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+    try:
+        nodes = func.signature.bind_partial(*args, **keywords).arguments
+    except TypeError:  # *args at the call: the call itself
+        nodes = {}
+    # positions now, in the caller's source (the func's body is traced in its own)
+    return {name: ctx.pos(arg) for name, arg in nodes.items() if isinstance(arg, ast.AST)}
+
+
+def _return_dtype(func):
+    """The scalar type a ti.func's ``-> ti.i32`` annotation names, else None (vector,
+    struct and tuple returns are converted where they are used)."""
+    annotation = func.signature.return_annotation
+    if annotation is inspect.Signature.empty:
+        return None
+    try:
+        cfg = _config.current()
+        dtype = types.to_dtype(
+            resolve_annotation(func.func, annotation), cfg.default_ip, cfg.default_fp
+        )
+    except Exception:  # not a scalar type: nothing to cast to
+        return None
+    return dtype if isinstance(dtype, types.DataType) else None
+
+
+def _bind_parameter(ctx: TraceContext, name: str, value, annotation, at=None) -> None:
     if isinstance(annotation, StructType) or (annotation != "template" and is_struct(value)):
         bind_struct_parameter(ctx, name, value, annotation)  # a copy, as Taichi passes it
         return
@@ -108,6 +146,9 @@ def _bind_parameter(ctx: TraceContext, name: str, value, annotation) -> None:
         ctx.bind(name, value)
         return
     if annotation is not None and not isinstance(value, Vector):
+        if at is not None:
+            place = f"the {annotation} parameter '{name}'"
+            precision.warn_if_lossy(ctx, value, annotation, place, at)
         value = ctx.builder.cast(value, annotation)  # a typed parameter converts its argument
     declare(ctx, name, value)  # a fresh local, as `name = value` would make
 
@@ -123,7 +164,16 @@ def return_from_func(ctx: TraceContext, node: ast.Return) -> None:
             "store the result in a local and return it at the end",
         )
     value = None if node.value is None else ctx.expr(node.value)
-    frame.return_value = _returned(ctx, value)
+    value = _returned(ctx, value)
+    dtype = frame.return_type
+    if dtype is not None and (isinstance(value, ir.Stmt) or is_constant(value)):
+        # Taichi casts a func's return value to its annotated type
+        func = frame.source.func
+        if not getattr(func, "__module__", "").startswith("ti_notebook."):
+            place = f"the {dtype} return value of '{func.__name__}'"
+            precision.warn_if_lossy(ctx, value, dtype, place, node.value)
+        value = ctx.builder.cast(value, dtype)
+    frame.return_value = value
 
 
 def _returned(ctx: TraceContext, value):

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import warnings
 
-from ti_notebook.errors import TiError, TiPrecisionWarning, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import dynamic_index
+from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
+from ti_notebook.frontend import dynamic_index, precision
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dynamic_index import DynamicPositions
@@ -262,11 +261,12 @@ def load(ctx: TraceContext, slot):
     return b.emit(ir.GlobalLoadStmt(slot))
 
 
-def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
-    """``slot = value``, cast to the slot's type; a scalar fills every component."""
+def store(ctx: TraceContext, slot, value, node: ast.expr, at: ast.AST | None = None) -> None:
+    """``slot = value``, cast to the slot's type; a scalar fills every component. A
+    cast that may lose precision warns, with the caret under ``at`` (the value's code)."""
     b = ctx.builder
     if isinstance(slot, StructSlots):
-        _store_struct(ctx, slot, value, node)
+        _store_struct(ctx, slot, value, node, at)
         return
     if is_struct(value):
         raise ctx.error(TiTypeError, node, "cannot store a struct into a scalar or vector")
@@ -274,22 +274,24 @@ def store(ctx: TraceContext, slot, value, node: ast.expr) -> None:
         _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)
         for item, part in zip(slot.items, parts, strict=True):
-            store(ctx, item, part, node)
+            store(ctx, item, part, node, at)
         return
     if isinstance(value, (Vector, tuple, list)):
         raise ctx.error(TiTypeError, node, "cannot store a vector into a scalar")
     check_scalar(ctx, value, node)
     if isinstance(slot, DynamicSlot):
-        dynamic_index.store(ctx, slot, value, lambda choice, v: store(ctx, choice, v, node))
+        _warn_if_narrowing(ctx, value, _one(slot), node, at)
+        value = b.cast(value, _one(slot).dtype)  # warned once, not once per candidate
+        dynamic_index.store(ctx, slot, value, lambda choice, v: store(ctx, choice, v, node, at))
         return
+    _warn_if_narrowing(ctx, value, slot, node, at)
     if isinstance(slot, ir.AllocaStmt):
-        _warn_if_narrowing(ctx, value, slot, node)
         b.emit(ir.LocalStoreStmt(slot, b.cast(value, slot.dtype)))
     else:
         b.emit(ir.GlobalStoreStmt(slot, b.cast(value, slot.dtype)))
 
 
-def _store_struct(ctx: TraceContext, slots: StructSlots, value, node) -> None:
+def _store_struct(ctx: TraceContext, slots: StructSlots, value, node, at=None) -> None:
     """``s[i] = Particle(...)``, ``q = p``: member by member, converted to the type."""
     if isinstance(value, StructSlots):
         value = load(ctx, value)
@@ -302,36 +304,23 @@ def _store_struct(ctx: TraceContext, slots: StructSlots, value, node) -> None:
         )
     value = convert(ctx, slots.type, value, node)
     for key, item in slots.items():
-        store(ctx, item, value.members[key], node)
+        store(ctx, item, value.members[key], node, at)
 
 
-def _warn_if_narrowing(ctx: TraceContext, value, slot: ir.AllocaStmt, node: ast.expr) -> None:
-    """Taichi's precision warning: a float stored into an integer local (or a wider
-    float into a narrower one) loses digits; the local keeps its first type."""
-    target = slot.dtype
-    if isinstance(value, float):
-        lossy = not target.is_float and not value.is_integer()
-        source = "a float"
-    elif isinstance(value, ir.Stmt) and value.dtype is not None and value.dtype.is_float:
-        lossy = not target.is_float or value.dtype.bits > target.bits
-        source = str(value.dtype)
-    else:
-        return
-    if not lossy:
-        return
-    pos = ctx.pos(node)
-    warnings.warn_explicit(
-        f"kernel '{ctx.state.name}': assigning {source} to the {target} local "
-        f"'{getattr(slot, 'name', '')}' may lose precision; a local keeps the type of "
-        f"its first value (write ti.cast(..., {target}), or start it as a float)",
-        TiPrecisionWarning,
-        pos.filename,
-        pos.lineno,
-    )
+def _warn_if_narrowing(ctx: TraceContext, value, slot, node: ast.AST, at: ast.AST | None) -> None:
+    """Taichi's precision warning (``frontend/precision.py``): a float stored into an
+    integer place, or a wider float into a narrower one, loses digits."""
+    if precision.is_lossy(value, slot.dtype):
+        where = node if isinstance(node, (ast.Subscript, ast.Attribute)) else None
+        precision.warn_if_lossy(
+            ctx, value, slot.dtype, precision.place_words(slot, where), at or node
+        )
 
 
-def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
-    """An atomic ``op`` on an lvalue; the old value (a Vector for Slots)."""
+def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr, at=None):
+    """An atomic ``op`` on an lvalue; the old value (a Vector for Slots). A value that
+    the cast to the place's type may round warns at ``at`` (Taichi: "Atomic add may lose
+    precision")."""
     if isinstance(slot, StructSlots) or is_struct(value):
         raise ctx.error(
             TiTypeError,
@@ -342,11 +331,14 @@ def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
     if isinstance(slot, Slots):
         _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)
+        for item, part in zip(slot.items, parts, strict=True):
+            _warn_if_narrowing(ctx, part, _one(item), node, at)
         pairs = zip(slot.items, parts, strict=True)
         return Vector([atomic(ctx, op, item, part) for item, part in pairs], slot.shape)
     if isinstance(value, (Vector, tuple, list)):
         raise ctx.error(TiTypeError, node, "cannot apply a vector to a scalar")
     check_scalar(ctx, value, node)
+    _warn_if_narrowing(ctx, value, _one(slot), node, at)
     if isinstance(slot, DynamicSlot):
         return dynamic_index.update(
             ctx,
@@ -356,6 +348,11 @@ def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr):
             lambda choice: load(ctx, choice),
         )
     return atomic(ctx, op, slot, value)
+
+
+def _one(slot):
+    """A slot that stands for ``slot``'s type: a dynamic slot's first candidate."""
+    return slot.choices[0] if isinstance(slot, DynamicSlot) else slot
 
 
 def _check_shape(ctx: TraceContext, slots: Slots, value, node: ast.expr) -> None:
