@@ -3,14 +3,16 @@
 One control per option given: a SelectionSlider over the values for ``parallelize``
 and ``block_dim``, ToggleButtons for ``serialize``. Moving one applies the choice with
 ``kernel.configure(...)`` (a default the kernel's own ``ti.loop_config`` lines still
-override), runs the kernel once to compile it (or load it from the offline cache: a
-value seen before is a cache hit, not a compile) and times ``repeat`` more calls. The
-plot (time against the first option) and the table below it grow with every
-measurement; "sweep" measures every combination. ``tuner.results`` is the data.
+override) and measures it with the one timing protocol (``ti.profiler.measure``): the
+first call apart (it compiles, loads from the offline cache, or finds the code the
+kernel already holds), then ``repeat`` samples summarised by their median and
+interquartile range. "sweep" measures every combination, interleaved round by round,
+with a progress bar and a Stop button; afterwards the controls show the fastest setting
+and the kernel keeps it. ``tuner.results`` holds one record per setting (measuring one
+again replaces it); the plot and the table below the controls show them, and a setting
+more than twice as slow as the best says why where the compiler's report shows it.
 
-While the tuner is open the kernel runs with the last choice. ``tuner.apply_best()``
-keeps the fastest one; ``tuner.close()`` (or ``restore()``) puts back the
-configuration the kernel had before.
+``tuner.close()`` (or ``restore()``) puts back the configuration the kernel had before.
 
     >>> import ti_notebook as ti
     >>> from ti_notebook.widgets import tune
@@ -23,16 +25,21 @@ configuration the kernel had before.
     >>> tuner = tune(scale, 2.0, block_dim=[16, 64], repeat=2)
     >>> tuner.sweep()
     >>> sorted(r.options["block_dim"] for r in tuner.results)
-    [16, 16, 64]
+    [16, 64]
+    >>> best = tuner.best().options["block_dim"]  # the controls and the kernel keep it
+    >>> tuner.choice["block_dim"] == scale.configuration["block_dim"] == best
+    True
     >>> tuner.close(); scale.configuration
     {}
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
@@ -40,10 +47,19 @@ from matplotlib.figure import Figure
 import ti_notebook as ti
 from ti_notebook.widgets.render import inline_svg, svg_text
 from ti_notebook.widgets.tuner_plot import results_table, tune_figure
-from ti_notebook.widgets.tuning import OPTIONS, Measurement
-from ti_notebook.widgets.tuning import measure as measure_once
+from ti_notebook.widgets.tuner_progress import SweepProgress
+from ti_notebook.widgets.tuner_reasons import slow_reasons
+from ti_notebook.widgets.tuning import (
+    OPTIONS,
+    Measurement,
+    Stopped,
+    counted_bytes,
+    measure_settings,
+)
 
-__all__ = ["Tuner", "thread_count", "tune"]
+__all__ = ["SLOW_FACTOR", "Tuner", "thread_count", "tune"]
+
+SLOW_FACTOR = 2.0  # a setting this many times the best one's median gets its cause shown
 
 
 def thread_count() -> int:
@@ -77,31 +93,46 @@ def _choices(parallelize, block_dim, serialize) -> dict[str, list]:
     return choices
 
 
+def _key(options) -> tuple:
+    return tuple(sorted(dict(options).items()))
+
+
 class Tuner:
     """The tuner's state and widgets; ``tune(...)`` makes one (see the module).
 
     ``controls`` maps each option to its control, ``widget`` is the whole view (a
-    VBox), ``results`` the measurements in the order taken, ``choices`` the values
-    given per option and ``original`` the kernel's configuration before tuning.
+    VBox), ``results`` one record per setting measured (in the order first measured),
+    ``latest`` the options measured last, ``choices`` the values given per option,
+    ``original`` the kernel's configuration before tuning and ``bytes_per_call`` what
+    one call moves by the compiler's count (None where it cannot count).
     """
 
     def __init__(self, kernel: ti.Kernel, args: tuple, choices: dict[str, list], repeat: int):
         if not isinstance(kernel, ti.Kernel):
             raise TypeError(f"tune: expected a ti.kernel, got {type(kernel).__name__}")
         self.kernel, self.args, self.choices, self.repeat = kernel, args, choices, repeat
-        self.results: list[Measurement] = []
+        self.threads = thread_count()
+        self._rows: dict[tuple, Measurement] = {}
+        self.latest: dict | None = None
+        self.bytes_per_call: int | None = None
         # what configure() held before tuning: the base every choice extends and what
         # close() puts back
         self.original = kernel.configuration
+        self._quiet = False  # set while the tuner itself moves the controls
+        self._sweeping: threading.Thread | None = None
         self.controls = {name: self._control(name, values) for name, values in choices.items()}
         self.sweep_button = widgets.Button(description="sweep", icon="refresh")
-        self.sweep_button.on_click(lambda _button: self.sweep())
+        # from the button, the sweep runs beside the kernel's main thread, which stays
+        # free to handle the Stop button's click
+        self.sweep_button.on_click(lambda _button: self.sweep(background=True))
+        self.progress = SweepProgress()
         self.status = widgets.HTML()
         self.picture = widgets.HTML()  # the plot as inline SVG
         self.table = widgets.HTML()
         self.widget = widgets.VBox(
             [
                 widgets.HBox([*self.controls.values(), self.sweep_button]),
+                self.progress.widget,
                 self.status,
                 self.picture,
                 self.table,
@@ -120,40 +151,128 @@ class Tuner:
         return widgets.SelectionSlider(options=values, description=name, continuous_update=False)
 
     @property
+    def results(self) -> list[Measurement]:
+        """One record per setting measured, in the order first measured."""
+        return list(self._rows.values())
+
+    @property
     def choice(self) -> dict[str, object]:
         """The values the controls show now."""
         return {name: control.value for name, control in self.controls.items()}
 
     def _on_change(self, _change) -> None:
-        self.measure()
+        if not self._quiet and self._sweeping is None:
+            self.measure()
+
+    def _settings(self, settings: Sequence[dict], **protocol) -> list[Measurement]:
+        measured = measure_settings(
+            self.kernel,
+            self.args,
+            settings,
+            base=self.original,
+            rounds=self.repeat,
+            bytes_per_call=self.bytes_per_call,
+            **protocol,
+        )
+        if self.bytes_per_call is None and measured:
+            # counted once the first setting is compiled, so its first call compiled it
+            self.bytes_per_call = counted_bytes(self.kernel, self.args)
+        return measured
 
     def measure(self, options: dict | None = None) -> Measurement:
         """Measures ``options`` (default: the controls' values) and redraws."""
-        result = measure_once(
-            self.kernel,
-            self.args,
-            self.choice if options is None else options,
-            base=self.original,
-            repeat=self.repeat,
-        )
-        self.results.append(result)
+        options = self.choice if options is None else dict(options)
+        result = self._record(self._settings([options]))[0]
+        self.latest = options
         self._redraw()
         return result
 
-    def sweep(self) -> None:
-        """Measures every combination of the options' values, in order."""
-        for combo in itertools.product(*self.choices.values()):
-            self.measure(dict(zip(self.choices, combo, strict=True)))
+    def sweep(
+        self, should_stop: Callable[[], bool] | None = None, *, background: bool = False
+    ) -> None:
+        """Measures every combination of the options' values, interleaved.
+
+        ``should_stop()`` is asked before each step, as the Stop button is: the sweep
+        ends there and keeps the settings measured. ``background=True`` runs it in a
+        thread (what the sweep button does) and returns at once.
+        """
+        if self._sweeping is not None:
+            return  # one sweep at a time
+        settings = [
+            dict(zip(self.choices, combo, strict=True))
+            for combo in itertools.product(*self.choices.values())
+        ]
+        self._sweeping = threading.current_thread()  # controls ignored from now on
+        if background:
+            thread = threading.Thread(
+                target=self._run_sweep, args=(settings, should_stop, False), daemon=True
+            )
+            self._sweeping = thread
+            thread.start()
+        else:
+            self._run_sweep(settings, should_stop, True)
+
+    def _run_sweep(self, settings: list[dict], should_stop, text: bool) -> None:
+        total = len(settings) * (self.repeat + 1)
+        self.progress.start(total, text=text)
+        self.sweep_button.disabled = True
+
+        def stop() -> bool:
+            return self.progress.should_stop() or bool(should_stop and should_stop())
+
+        try:
+            measured = self._record(
+                self._settings(settings, progress=self.progress.update, should_stop=stop)
+            )
+        except Stopped:
+            measured = []
+        finally:
+            self._sweeping = None
+            self.sweep_button.disabled = False
+        stopped = " (stopped)" if stop() else ""
+        self.progress.finish(f"sweep{stopped}: {len(measured)} of {len(settings)} settings")
+        best = self.apply_best()
+        if best is not None:
+            self._show(best.options)
+            self.latest = dict(best.options)
+        self._redraw()
+
+    def _record(self, measured: list[Measurement]) -> list[Measurement]:
+        """Adds or replaces each setting's row, then gives slow rows their cause."""
+        for result in measured:
+            self._rows[_key(result.options)] = result
+        best = self.best()
+        for key, row in self._rows.items():
+            reason = tag = None
+            if best is not None and row.median_s > SLOW_FACTOR * best.median_s:
+                causes = slow_reasons(row.tasks, self.threads, row.options)
+                reason = "; ".join(c.text for c in causes) or "the report shows no cause"
+                tag = ", ".join(c.tag for c in causes) or None
+            if (row.reason, row.reason_tag) != (reason, tag):
+                self._rows[key] = dataclasses.replace(row, reason=reason, reason_tag=tag)
+        return [self._rows[_key(r.options)] for r in measured]
+
+    def _show(self, options) -> None:
+        """Moves the controls to ``options`` without measuring them again."""
+        self._quiet = True
+        try:
+            for name, control in self.controls.items():
+                if name in options:
+                    control.value = options[name]
+        finally:
+            self._quiet = False
 
     def best(self) -> Measurement | None:
-        """The measurement with the lowest median, None before any."""
-        return min(self.results, key=lambda r: r.median_s, default=None)
+        """The setting with the lowest median, None before any."""
+        return min(self._rows.values(), key=lambda r: r.median_s, default=None)
 
     def apply_best(self) -> Measurement | None:
-        """Configures the kernel with the fastest options measured and keeps them."""
+        """Configures the kernel with the fastest setting measured and keeps it."""
         best = self.best()
         if best is not None:
-            self.kernel.configure(**{**self.original, **best.options})
+            wanted = {**self.original, **best.options}
+            if self.kernel.configuration != wanted:
+                self.kernel.configure(**wanted)
         return best
 
     def restore(self) -> None:
@@ -162,7 +281,11 @@ class Tuner:
             self.kernel.configure(**self.original)
 
     def close(self) -> None:
-        """Restores the kernel's configuration and closes the widgets."""
+        """Stops a sweep, restores the kernel's configuration and closes the widgets."""
+        sweeping = self._sweeping
+        if isinstance(sweeping, threading.Thread) and sweeping is not threading.current_thread():
+            self.progress.stop_button.click()
+            sweeping.join()
         self.restore()
         for control in self.controls.values():
             control.unobserve(self._on_change, names="value")
@@ -172,20 +295,22 @@ class Tuner:
     def figure(self) -> Figure:
         """The plot as a matplotlib Figure (``tune_figure(tuner)``, titled with the
         kernel's name and the thread count)."""
-        return tune_figure(self, title=f"{self.kernel.name}: {thread_count()} threads")
+        return tune_figure(self, title=f"{self.kernel.name}: {self.threads} threads")
 
     def _status_text(self) -> str:
-        parts = [f"<b>{self.kernel.name}</b>", f"{thread_count()} CPU threads"]
-        last = self.results[-1] if self.results else None
-        if last is not None:
+        parts = [f"<b>{self.kernel.name}</b>", f"{self.threads} CPU threads"]
+        best = self.best()
+        if best is not None:
             parts.append(
-                f"last: {last.label} median {last.median_s * 1e3:.3f} ms "
-                f"({last.min_s * 1e3:.3f}–{last.max_s * 1e3:.3f}), {last.compiled}"
+                f"best: {best.label}, median {best.median_s * 1e3:.3g} ms "
+                f"± {best.iqr_s / 2 * 1e3:.2g} (IQR {best.q1_s * 1e3:.3g}–"
+                f"{best.q3_s * 1e3:.3g}, {best.samples_n} samples)"
             )
-        if not ti.profiler.is_enabled():
-            parts.append("GB/s: ti.init(kernel_profiler=True)")
-        elif last is not None and last.gbps is not None:
-            parts.append(f"{last.gbps:.1f} GB/s")
+            bandwidth = "GB/s not counted" if best.gbps is None else f"{best.gbps:.3g} GB/s"
+            parts.append(bandwidth)
+        latest = self._rows.get(_key(self.latest or {}))
+        if latest is not None and latest is not best:
+            parts.append(f"shown: {latest.label}, {latest.median_s * 1e3:.3g} ms")
         return " · ".join(parts)
 
     def _redraw(self) -> None:
@@ -195,8 +320,8 @@ class Tuner:
 
     def __repr__(self) -> str:
         best = self.best()
-        what = f"best {best.label}: {best.median_s * 1e3:.3f} ms" if best else "no results"
-        return f"<Tuner {self.kernel.name} {len(self.results)} measurement(s), {what}>"
+        what = f"best {best.label}: {best.median_s * 1e3:.3g} ms" if best else "no results"
+        return f"<Tuner {self.kernel.name} {len(self._rows)} setting(s), {what}>"
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         """The live widget, with a static SVG and text for exported notebooks."""
@@ -216,8 +341,8 @@ def tune(
 ) -> Tuner:
     """Opens a tuner on ``kernel(*args)`` over the values given (see the module).
 
-    ``serialize=True`` compares parallel and serial loops. ``repeat`` timed calls follow
-    one warm-up call per measurement; the result is their median with min and max. The
+    ``serialize=True`` compares parallel and serial loops. Each measurement times the
+    first call apart and then takes ``repeat`` samples (the protocol's rounds). The
     first choice of every option is measured as the tuner opens.
 
         >>> import ti_notebook as ti

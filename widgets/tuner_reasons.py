@@ -1,0 +1,118 @@
+"""Why a loop setting is slow: the causes the compiler's report can show, no timing.
+
+:func:`slow_reasons` reads what ``kernel.report.tasks`` says of each task (``kind``,
+``range``, ``loop_config``), the thread count and the options tried, and names the
+scheduling causes that explain a slow setting. On the CPU a parallel loop's
+``[begin, end)`` is cut into chunks of ``block_dim`` iterations (about four chunks per
+thread when unset) that ``parallelize`` threads (all of them when unset) claim one at
+a time; a serialised loop is a serial task that one thread runs. The rules:
+
+- a serialised loop: one thread runs every iteration;
+- one thread (``parallelize=1``, or a one-thread pool): the other cores stay idle;
+- chunks of a few iterations: claiming a chunk costs about as much as running it;
+- fewer chunks than threads (``block_dim`` large for the range, or a range smaller than
+  the thread count): some threads get no work.
+
+The tuner shows these for points more than twice as slow as the best one. Tasks may be
+``Task`` objects or dicts (the report's ``to_dict`` form).
+
+    >>> task = {"kind": "range_for", "range": (0, 4096), "loop_config": {"block_dim": 4}}
+    >>> [r.tag for r in slow_reasons([task], threads=8)]
+    ['tiny chunks']
+    >>> print(slow_reasons([task], threads=8)[0].text)
+    block_dim=4: 1024 chunks of 4 iterations; claiming a chunk costs about as much as running it
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+
+__all__ = ["MIN_CHUNK", "Reason", "slow_reasons"]
+
+# A chunk below this many iterations costs about as much to claim (an atomic on a shared
+# counter, a cache line moving between cores) as a simple loop body spends on it.
+MIN_CHUNK = 64
+
+
+@dataclasses.dataclass(frozen=True)
+class Reason:
+    """One cause: ``tag`` is the plot's short label, ``text`` the table's sentence.
+
+    >>> Reason("one thread", "parallelize=1: one thread runs the loop").tag
+    'one thread'
+    """
+
+    tag: str
+    text: str
+
+
+def _get(task: object, name: str) -> object:
+    if isinstance(task, Mapping):
+        return task.get(name)
+    return getattr(task, name, None)
+
+
+def slow_reasons(
+    tasks: Sequence[object],
+    threads: int,
+    options: Mapping[str, object] | None = None,
+) -> list[Reason]:
+    """The causes the report shows for a slow setting, each named once, in task order.
+
+    ``threads`` is the pool's thread count; ``options`` the setting tried (its
+    ``serialize`` says whether a serial task is a loop that was serialised).
+
+        >>> serial = [{"kind": "serial", "range": None, "loop_config": {}}]
+        >>> [r.tag for r in slow_reasons(serial, 8, {"serialize": True})]
+        ['serialised']
+        >>> slow_reasons(serial, 8, {"serialize": False})  # a kernel's plain serial code
+        []
+    """
+    options = options or {}
+    found: dict[str, Reason] = {}
+
+    def add(reason: Reason) -> None:
+        found.setdefault(reason.tag, reason)
+
+    for task in tasks:
+        kind = _get(task, "kind")
+        if kind == "serial":
+            if options.get("serialize"):
+                add(Reason("serialised", "serialize=True: one thread runs the whole loop"))
+            continue
+        config = _get(task, "loop_config") or {}
+        parallelize = config.get("parallelize")
+        used = max(1, min(threads, parallelize) if parallelize else threads)
+        if used == 1:
+            why = f"parallelize={parallelize}" if parallelize == 1 else f"{threads} thread pool"
+            add(Reason("one thread", f"{why}: one thread runs the loop, other cores idle"))
+        span = _get(task, "range")
+        if not span:
+            continue  # a struct-for over a sparse field, a range known only at run time
+        iterations = max(0, int(span[1]) - int(span[0]))
+        block = config.get("block_dim")
+        if not iterations:
+            continue
+        if block and block < MIN_CHUNK and iterations > block:
+            chunks = math.ceil(iterations / block)
+            add(
+                Reason(
+                    "tiny chunks",
+                    f"block_dim={block}: {chunks} chunks of {block} iterations; claiming a "
+                    "chunk costs about as much as running it",
+                )
+            )
+        chunks = math.ceil(iterations / block) if block else min(iterations, 4 * used)
+        if used > 1 and chunks < used:
+            cause = f"block_dim={block}" if block else f"{iterations} iterations"
+            add(
+                Reason(
+                    "idle threads",
+                    f"{cause}: the loop's {iterations} iterations make {chunks} "
+                    f"chunk{'s' if chunks != 1 else ''} for {used} threads; "
+                    f"{used - chunks} thread{'s' if used - chunks != 1 else ''} get no work",
+                )
+            )
+    return list(found.values())
