@@ -8,13 +8,19 @@ The block drawn is the one at flat index ``block`` (row-major) of the loop's blo
 ``ceil(field.shape / block_shape)`` blocks per axis, where ``field`` is the cached field
 (it has the loop's dimensionality; in the usual stencil it is also the loop's shape).
 
-**Which iterations read a buffer cell.** The report keeps the bounding box of the
-offsets, not each access, so the rule is: iteration (block cell) ``I`` reads the global
-cells ``I + o`` for every offset ``o`` with ``lo[a] <= o[a] <= hi[a] - block[a]`` on every
-axis (``ranges`` minus the block's extent: the box of the accessed offsets). It is exact
-when the kernel reads every offset in that box (a full stencil) and an
-over-approximation ("may read") otherwise: the page's ``a[i - 1, j] + a[i, j + 2]``
-has the box ``{-1, 0} x {0, 1, 2}`` (6 offsets) for 2 accesses.
+**Which iterations read a buffer cell.** The report lists the distinct offsets the
+loop reads the cached field at (``entry.offsets``, relative to the iteration's index),
+so iteration (block cell) ``I`` reads ``I + o`` for each of them, and the readers of
+buffer cell ``u``, which holds ``g``, are the ``g - o`` that lie in the block: exact.
+A report without offsets (one access reads too many to list) falls back to their box,
+``lo[a] <= o[a] <= hi[a] - block[a]``, which over-approximates ("may read").
+
+**Reuse figures**, per block: ``global_reads`` = block cells x the reads per iteration
+(the report's ``accesses``, repeats included: ``a[i] * a[i]`` is 2), what the loop
+reads from the field without the buffer; ``buffer_loads`` = buffer cells, since the pass
+fills the whole box, also cells no iteration reads; ``loads_saved`` = their difference
+(negative: BLS adds loads); ``reuse`` = ``global_reads / buffer_loads``. The page's
+example reads 2 values per iteration of a 4 x 4 block: 32 reads, 30 buffer loads.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -28,8 +34,10 @@ has the box ``{-1, 0} x {0, 1, 2}`` (6 offsets) for 2 accesses.
     >>> (data,) = bls_data(foo, block=9)
     >>> data.buffer_shape, data.corner, data.global_of((0, 0))
     ((5, 6), (4, 4), (3, 4))
-    >>> data.readers((0, 0))
-    [(4, 4)]
+    >>> data.readers((0, 0)), data.offsets()
+    ([(4, 4)], [(-1, 0), (0, 2)])
+    >>> data.global_reads, data.buffer_loads, data.loads_saved, round(data.reuse, 3)
+    (32, 30, 2, 1.067)
 """
 
 from __future__ import annotations
@@ -90,13 +98,20 @@ class BlsData:
 
     @property
     def offset_box(self) -> tuple[tuple[int, int], ...]:
-        """Per axis the inclusive ``(low, high)`` offsets an iteration reads (the rule)."""
+        """Per axis the inclusive ``(low, high)`` offsets an iteration reads: the box."""
         return tuple(
             (lo, hi - b) for (lo, hi), b in zip(self.ranges, self.block_shape, strict=True)
         )
 
+    @property
+    def offsets_exact(self) -> bool:
+        """Whether the report lists the offsets read (else :meth:`offsets` is the box)."""
+        return bool(self.entry.offsets)
+
     def offsets(self) -> list[tuple[int, ...]]:
-        """Every offset in :attr:`offset_box`, row-major."""
+        """The offsets an iteration reads, sorted: the report's, or every one of the box."""
+        if self.offsets_exact:
+            return [tuple(o) for o in self.entry.offsets]
         return list(itertools.product(*(range(lo, hi + 1) for lo, hi in self.offset_box)))
 
     def global_of(self, cell) -> tuple[int, ...]:
@@ -106,7 +121,8 @@ class BlsData:
     def readers(self, cell) -> list[tuple[int, ...]]:
         """The iterations (global indices of block cells) that read buffer cell ``cell``.
 
-        ``I = g - o`` for each offset ``o`` of the box, kept when ``I`` is in the block.
+        ``I = g - o`` for each offset ``o`` of :meth:`offsets`, kept when ``I`` is in
+        the block.
         """
         g = self.global_of(cell)
         found = set()
@@ -129,20 +145,72 @@ class BlsData:
     def buffer_cells(self) -> int:
         return math.prod(self.buffer_shape)
 
+    def read_cells(self) -> set[tuple[int, ...]]:
+        """The global cells some iteration of the block reads (a subset of the buffer's)."""
+        pairs = zip(self.corner, self.block_shape, strict=True)
+        block = itertools.product(*(range(c, c + b) for c, b in pairs))
+        return {tuple(map(sum, zip(i, o, strict=True))) for i in block for o in self.offsets()}
+
     @property
-    def loads_per_use(self) -> float:
-        """Elements loaded into the buffer per element used: buffer cells / block cells."""
-        return self.buffer_cells / self.block_cells
+    def cells_read(self) -> int:
+        """How many buffer cells the block reads; the pass fills the others unused."""
+        return len(self.read_cells())
+
+    @property
+    def reads_per_iteration(self) -> int:
+        """Reads (or adds) of the field per iteration, repeats included: the report's
+        ``accesses``; without it, one per offset (an estimate)."""
+        accesses = self.entry.accesses
+        return accesses if accesses is not None else len(self.offsets())
+
+    @property
+    def global_reads(self) -> int:
+        """Reads of the field per block without the buffer: block cells x reads each."""
+        return self.block_cells * self.reads_per_iteration
+
+    @property
+    def buffer_loads(self) -> int:
+        """Loads from the field per block with the buffer: the pass fills every cell."""
+        return self.buffer_cells
 
     @property
     def loads_saved(self) -> int:
-        """Global loads saved per block: offsets per iteration x block cells - buffer cells.
+        """``global_reads - buffer_loads``: global loads the buffer saves per block
+        (negative when it adds loads)."""
+        return self.global_reads - self.buffer_loads
 
-        Without the buffer each iteration loads each offset it reads from the field;
-        with it the block loads every buffer cell once. Offsets come from the box rule
-        (module doc), so this is an upper bound when the kernel reads fewer offsets.
-        """
-        return len(self.offsets()) * self.block_cells - self.buffer_cells
+    @property
+    def reuse(self) -> float:
+        """``global_reads / buffer_loads``: above 1 the buffer saves loads."""
+        return self.global_reads / self.buffer_loads
+
+    @property
+    def loads_per_use(self) -> float:
+        """Loads from the field per read the loop makes: ``1 / reuse``."""
+        return self.buffer_loads / self.global_reads
+
+    def reuse_text(self) -> str:
+        """The reuse figures in words (three lines)."""
+        if len(self.buffer_shape) == 1:
+            shape = f"{self.buffer_cells}-cell"
+        else:
+            shape = " x ".join(map(str, self.buffer_shape))
+        estimate = "" if self.entry.accesses is not None else " (estimated: one per offset)"
+        if self.entry.mode == "read":
+            did, unit, moved = "reads", "loads", f"{self.buffer_loads} loads"
+            how = f"the pass fills the whole {shape} buffer, {self.cells_read} cells of it read"
+        else:  # accumulate: the write-back adds each non-zero buffer cell
+            did, unit, moved = "atomic adds", "adds", f"at most {self.buffer_loads} adds"
+            how = f"the write-back adds each non-zero cell of the {shape} buffer"
+        saved = self.loads_saved
+        outcome = f"{saved} {unit} saved" if saved >= 0 else f"BLS adds {-saved} {unit}"
+        return (
+            f"per block without BLS: {self.block_cells} iterations x "
+            f"{self.reads_per_iteration} {did}{estimate} = {self.global_reads} {unit} of "
+            f"{self.field}\nwith BLS: {moved} ({how})\n"
+            f"{outcome} per block, reuse {self.reuse:.2f} ({self.global_reads} / "
+            f"{self.buffer_loads})"
+        )
 
     def cell_text(self, cell) -> str:
         """One line: what buffer cell ``cell`` holds and which iterations read it."""
@@ -162,8 +230,8 @@ class BlsData:
         return (
             f"{self.kernel}: {self.field} ({self.entry.mode}) cached in a {shape} buffer "
             f"({self.entry.bytes} bytes) per {' x '.join(map(str, self.block_shape))} block; "
-            f"{self.loads_per_use:.2f} loads per element used, "
-            f"{self.loads_saved} loads saved per block"
+            f"{self.global_reads} reads -> {self.buffer_loads} buffer loads per block "
+            f"(reuse {self.reuse:.2f})"
         )
 
     def _cell(self, cell) -> tuple[int, ...]:

@@ -2,10 +2,14 @@
 
 Left, the global grid around the block (one cell of margin beyond the accessed range):
 the block outlined in black, the halo (accessed cells outside the block) shaded blue,
-cells outside the field hatched. Right, the buffer, its shape in the title. A selected
+cells outside the field hatched, buffer cells no iteration reads (the pass fills the
+whole box) dotted. Right, the buffer, its shape in the title. A selected
 buffer cell is red in both pictures; the iterations that read it (the module rule of
 :mod:`~ti_notebook.widgets.bls_data`) carry an orange dot. The mapping text and the reuse
-figures are the caption. 1-D buffers are drawn as one row; 3-D and more are not drawn.
+figures are the caption. The first axis runs down, as in the layout view (``i`` down,
+``j`` across; the buffer's ``u0`` down, ``u1`` across); 1-D loops are drawn as one row
+(``i`` across); 3-D and more are not drawn. The figure is sized so that the caption's
+longest line fits: the live widget shows it as SVG, at whatever scale the page needs.
 
     >>> import ti_notebook as ti
     >>> from ti_notebook.widgets.bls_data import bls_data
@@ -38,10 +42,18 @@ from .bls_data import BlsData
 
 HALO = "#9ecae1"
 BLOCK = "#eef5fb"  # the block's own cells: in the buffer too, but not the halo
+UNUSED = "0.55"  # dots on buffer cells filled but read by no iteration of the block
 SELECTED = "#d62728"
 READER = "#ff7f0e"
 CELL_INCHES = 0.32
 MARGIN = 1  # cells drawn beyond the accessed range
+CAPTION_POINTS = 7
+# DejaVu Sans Mono (matplotlib's monospace) advances 0.602 em per character, a little
+# more once rounded to pixels; lines are set 1.2 em apart: what the caption needs, so
+# the figure can be made wide enough for it
+CHAR_INCHES = 0.63 * CAPTION_POINTS / 72
+LINE_INCHES = 1.2 * CAPTION_POINTS / 72
+SHOWN_OFFSETS = 8  # offsets listed in the caption; more are counted
 
 
 def _rows_cols(values: tuple[int, ...]) -> tuple[int, int]:
@@ -63,12 +75,15 @@ def _grid_lines(ax, rows: int, cols: int) -> None:
     ax.set_aspect("equal")
 
 
-def _ticks(ax, rows: int, cols: int, row0: int, col0: int, two_d: bool) -> None:
+def _ticks(ax, rows: int, cols: int, row0: int, col0: int, names: tuple[str, ...]) -> None:
+    """Tick labels per cell and the axes named (``names``: first axis, then second)."""
     ax.set_xticks(np.arange(cols) + 0.5, [str(col0 + c) for c in range(cols)])
-    if two_d:
+    if len(names) == 2:
         ax.set_yticks(np.arange(rows) + 0.5, [str(row0 + r) for r in range(rows)])
+        ax.set_ylabel(names[0], fontsize=8, rotation=0, labelpad=8)
     else:
         ax.set_yticks([])
+    ax.set_xlabel(names[-1], fontsize=8, labelpad=2)
     ax.tick_params(length=0, labelsize=6)
 
 
@@ -82,10 +97,13 @@ def _draw_global(ax, data: BlsData, cell) -> None:
     def place(index) -> tuple[int, int]:
         return (index[0] - row0, index[1] - col0) if two_d else (0, index[0] - col0)
 
+    read = data.read_cells()
     for u in np.ndindex(*data.buffer_shape):  # the halo: the buffer's cells
         g = data.global_of(u)
         r, c = place(g)
         _square(ax, r, c, fc=BLOCK if data.in_block(g) else HALO, ec="none", zorder=0)
+        if g not in read:
+            _square(ax, r, c, fill=False, hatch="..", ec=UNUSED, lw=0, zorder=1)
     for index in np.ndindex(*((rows, cols) if two_d else (cols,))):
         g = (index[0] + row0, index[1] + col0) if two_d else (index[0] + col0,)
         if not all(0 <= x < n for x, n in zip(g, data.field_shape, strict=True)):
@@ -103,36 +121,45 @@ def _draw_global(ax, data: BlsData, cell) -> None:
             r, c = place(reader)
             ax.plot([c + 0.5], [r + 0.5], "o", color=READER, ms=5, mec="black", zorder=5)
     _grid_lines(ax, rows, cols)
-    _ticks(ax, rows, cols, row0, col0, two_d)
+    _ticks(ax, rows, cols, row0, col0, ("i", "j") if two_d else ("i",))
     corner = ", ".join(map(str, data.corner))
-    ax.set_title(f"{data.field}: block {data.block} at ({corner}), halo shaded", fontsize=8)
+    ax.set_title(
+        f"{data.field}: block {data.block} at ({corner}), halo shaded, unread dotted", fontsize=8
+    )
 
 
 def _draw_buffer(ax, data: BlsData, cell) -> None:
     rows, cols = _rows_cols(data.buffer_shape)
+    read = data.read_cells()
     for u in np.ndindex(*data.buffer_shape):
         r, c = (u[0], u[1]) if len(u) == 2 else (0, u[0])
-        face = (BLOCK if data.in_block(data.global_of(u)) else HALO) if data.inside[u] else "0.85"
+        g = data.global_of(u)
+        face = (BLOCK if data.in_block(g) else HALO) if data.inside[u] else "0.85"
         _square(ax, r, c, fc=face, ec="none", zorder=0)
+        if g not in read:
+            _square(ax, r, c, fill=False, hatch="..", ec=UNUSED, lw=0, zorder=1)
     if cell is not None:
         u = tuple(cell)
         r, c = (u[0], u[1]) if len(u) == 2 else (0, u[0])
         _square(ax, r, c, fc=SELECTED, ec="none", alpha=0.85, zorder=2)
     _grid_lines(ax, rows, cols)
-    _ticks(ax, rows, cols, 0, 0, len(data.buffer_shape) == 2)
+    _ticks(ax, rows, cols, 0, 0, tuple(f"u{a}" for a in range(len(data.buffer_shape))))
     shape = " x ".join(map(str, data.buffer_shape))
     ax.set_title(f"buffer of {data.field}: {shape} ({data.entry.bytes} bytes)", fontsize=8)
 
 
+def _offsets_text(data: BlsData) -> str:
+    offsets = data.offsets()
+    shown = ", ".join(str(list(o)) for o in offsets[:SHOWN_OFFSETS])
+    more = f", ... ({len(offsets)} in all)" if len(offsets) > SHOWN_OFFSETS else ""
+    if data.offsets_exact:
+        return f"offsets read: {shown}{more}"
+    return f"offsets read (their box; the report lists none, so some may not be): {shown}{more}"
+
+
 def caption(data: BlsData, cell=None) -> str:
-    """The figure's caption: the mapping, the reuse figures and the selected cell."""
-    text = (
-        f"{data.mapping}   ({data.entry.corner})\n"
-        f"{data.loads_per_use:.2f} elements loaded per element used "
-        f"({data.buffer_cells} buffer / {data.block_cells} block cells)\n"
-        f"{data.loads_saved} loads saved per block "
-        f"({len(data.offsets())} offsets x {data.block_cells} - {data.buffer_cells})"
-    )
+    """The figure's caption: the mapping, the offsets, the reuse figures and the cell."""
+    text = f"{data.mapping}   ({data.entry.corner})\n{_offsets_text(data)}\n{data.reuse_text()}"
     if cell is not None:
         text += "\n" + data.cell_text(cell).replace("; read by", "\nread by")
     return text
@@ -147,15 +174,22 @@ def draw(data: BlsData, cell=None) -> Figure:
         )
     if cell is not None:
         cell = data._cell(cell)
+    text = caption(data, cell)
+    lines = text.split("\n")
     grows = data.ranges[0][1] - data.ranges[0][0] + 2 * MARGIN if len(data.ranges) == 2 else 1
     gcols = data.ranges[-1][1] - data.ranges[-1][0] + 2 * MARGIN
     brows, bcols = _rows_cols(data.buffer_shape)
-    width = max(6.0, (gcols + bcols) * CELL_INCHES + 1.5)
-    height = max(grows, brows) * CELL_INCHES + 1.8
+    below = len(lines) * LINE_INCHES + 0.75  # the caption, the x labels and ticks
+    width = max(6.0, (gcols + bcols) * CELL_INCHES + 1.8, max(map(len, lines)) * CHAR_INCHES + 0.4)
+    height = max(grows, brows) * CELL_INCHES + below + 0.45
     fig = Figure(figsize=(width, height))
     FigureCanvasAgg(fig)
-    spec = fig.add_gridspec(1, 2, width_ratios=(gcols, max(bcols, 3)), bottom=0.34)
+    spec = fig.add_gridspec(
+        1, 2, width_ratios=(gcols, max(bcols, 3)), bottom=below / height, top=1 - 0.4 / height
+    )
     _draw_global(fig.add_subplot(spec[0, 0]), data, cell)
     _draw_buffer(fig.add_subplot(spec[0, 1]), data, cell)
-    fig.text(0.02, 0.02, caption(data, cell), fontsize=7, va="bottom", family="monospace")
+    fig.text(
+        0.2 / width, 0.1 / height, text, fontsize=CAPTION_POINTS, va="bottom", family="monospace"
+    )
     return fig

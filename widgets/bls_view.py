@@ -2,9 +2,10 @@
 
 Standard ipywidgets only (DESIGN.md section 6): a Dropdown chooses the cached field when
 the kernel caches several, one BoundedIntText per axis picks a buffer cell, a Label says
-which global cell it holds and which iterations of the block read it, and an Image shows
-:func:`bls_figure` of the current state as a PNG. The data are the kernel's typed report
-(:mod:`~ti_notebook.widgets.bls_data`, which also states the rule for the readers).
+which global cell it holds and which iterations of the block read it, and an HTML widget
+shows :func:`bls_figure` of the current state as inline SVG (sharp at any zoom). The data
+are the kernel's typed report (:mod:`~ti_notebook.widgets.bls_data`, which also states
+the rule for the readers and the reuse figures).
 
 The returned :class:`BlsView` displays as the widget in a live kernel; its mime bundle
 also carries the SVG picture and a text line, for nbval and exported notebooks.
@@ -21,7 +22,7 @@ also carries the SVG picture and a text line, for nbval and exported notebooks.
     >>> view = bls(foo)
     >>> view.cell[0].value, view.cell[1].value = 1, 2
     >>> view.info.value
-    'buffer[1, 2] = a[0, 2]; read by 6 iterations: [0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]'
+    'buffer[1, 2] = a[0, 2]; read by 2 iterations: [0, 0], [1, 2]'
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import ti_notebook as ti
 
 from .bls_data import BlsData, bls_data
 from .bls_draw import draw
-from .render import png_bytes, svg_text
+from .render import inline_svg, svg_text
 
 
 def bls_figure(kernel: ti.Kernel, *args, block=0, buffer: int = 0, cell=None, fields=None):
@@ -62,7 +63,7 @@ class BlsView:
 
     Attributes a test or a notebook may drive: ``buffers`` (a Dropdown, or None for one
     cached field), ``cell`` (BoundedIntText per buffer axis), ``info`` (a Label),
-    ``image`` (the PNG), ``data`` (the current :class:`BlsData`).
+    ``picture`` (an HTML widget holding the SVG), ``data`` (the current :class:`BlsData`).
     """
 
     def __init__(self, data: list[BlsData]) -> None:
@@ -73,14 +74,24 @@ class BlsView:
             options = [(f"{d.field} ({d.entry.mode})", n) for n, d in enumerate(data)]
             self.buffers = w.Dropdown(options=options, description="buffer")
             self.buffers.observe(self._choose, names="value")
-        self.cell = [w.BoundedIntText(value=0, min=0, layout={"width": "9em"}) for _ in range(4)]
+        # "initial": the description takes the room it needs, so "u0" is not cut short
+        self.cell = [
+            w.BoundedIntText(
+                value=0,
+                min=0,
+                description=f"u{a}",
+                style={"description_width": "initial"},
+                layout={"width": "8em"},
+            )
+            for a in range(4)
+        ]
         for box in self.cell:
             box.observe(self._redraw, names="value")
         self.info = w.Label()
-        self.image = w.Image(format="png")
+        self.picture = w.HTML()
         self._boxes = w.HBox()
         controls = [self.buffers] if self.buffers is not None else []
-        self.widget = w.VBox([*controls, self._boxes, self.info, self.image])
+        self.widget = w.VBox([*controls, self._boxes, self.info, self.picture])
         self._shape_boxes()
         self._redraw()
 
@@ -102,7 +113,6 @@ class BlsView:
         for a, box in enumerate(self.cell[: len(shape)]):
             box.value = min(box.value, shape[a] - 1)
             box.max = shape[a] - 1
-            box.description = f"u{a}"
         self._busy = False
         self._boxes.children = tuple(self.cell[: len(shape)])
 
@@ -115,7 +125,7 @@ class BlsView:
         if getattr(self, "_busy", False):
             return
         self.info.value = self.data.cell_text(self.selected_cell)
-        self.image.value = png_bytes(self.figure())
+        self.picture.value = inline_svg(self.svg())
 
     def svg(self) -> str:
         """The current picture as deterministic SVG text."""
@@ -147,7 +157,7 @@ def bls(kernel: ti.Kernel, *args, block=0, fields=None) -> BlsView:
         ...     for i, j in b:
         ...         b[i, j] = a[i - 1, j] + a[i, j + 2]
         >>> view = bls(foo, block=(1, 1))
-        >>> view.data.block, view.data.corner, view.data.loads_per_use
-        (9, (4, 4), 1.875)
+        >>> view.data.block, view.data.corner, view.data.global_reads, view.data.buffer_loads
+        (9, (4, 4), 32, 30)
     """
     return BlsView(bls_data(kernel, *args, block=block, fields=fields))
