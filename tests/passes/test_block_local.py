@@ -93,6 +93,8 @@ def test_page_example_buffer_shape_and_mapping():
     assert entry["buffer_shape"] == (5, 6)
     assert entry["bytes"] == 5 * 6 * 4
     assert entry["mapping"] == "buffer[u0, u1] = a[I - 1 + u0, J + u1]"
+    # what the widget's reuse figures count: the offsets read and the reads per iteration
+    assert entry["offsets"] == [(-1, 0), (0, 2)] and entry["accesses"] == 2
 
 
 def test_page_example_results_match_without_bls_and_numpy():
@@ -145,6 +147,9 @@ def test_inner_constant_range_loops_are_analysed():
     (entry,) = report
     assert entry["ranges"] == [(-2, 6), (-1, 5)]
     assert entry["buffer_shape"] == (8, 6)
+    # di runs over 5 values for each of the 3 unrolled dj: 15 offsets, 15 reads
+    assert entry["offsets"] == [(di, dj) for di in range(-2, 3) for dj in range(-1, 2)]
+    assert entry["accesses"] == 15
     expect = sum(_shifted(picture, di, dj) for di in range(-2, 3) for dj in range(-1, 2))
     active = np.zeros((N, N), bool)
     for bi, bj in INTERIOR_BLOCKS:
@@ -176,6 +181,7 @@ def test_atomic_accumulation_through_bls_matches():
     (entry,) = report
     assert entry["mode"] == "accumulate"
     assert entry["ranges"] == [(-1, 5), (-2, 4)]
+    assert entry["offsets"] == [(-1, 0), (0, -2), (1, 0)] and entry["accesses"] == 3
     inside = np.zeros((N, N), np.float32)
     inside[1 : N - 1, 2:] = picture[1 : N - 1, 2:]
     expect = _shifted(inside, -1, 0) + 0.5 * _shifted(inside, 1, 0) + _shifted(inside, 0, 2)
@@ -252,18 +258,56 @@ def test_assigning_a_cached_field_is_an_error():
         write()
 
 
-def test_field_without_blocks_is_an_error():
-    a = ti.field(ti.f32, shape=(16, 16))
-    b = ti.field(ti.f32, shape=(16, 16))
+def test_field_without_blocks_is_an_error_naming_the_cached_field():
+    u = ti.field(ti.f32, shape=(16, 16), name="u")
+    v = ti.field(ti.f32, shape=(16, 16), name="v")
 
     @ti.kernel
     def k():
+        ti.block_local(u)
+        for i, j in v:
+            v[i, j] = u[i - 1, j]
+
+    with pytest.raises(ti.errors.TiSyntaxError, match="dense under a block level") as info:
+        k()
+    message = str(info.value)
+    # the field the user passed is the subject; the loop's field is why it cannot be
+    assert "cannot cache 'u' per block: the loop runs over 'v', which has no blocks" in message
+    assert "ti.block_local(u)" in message  # the caret is on the user's line
+    assert info.value.hint.endswith(".dense(ti.ij, 4).place(v)")
+
+
+def test_offsets_of_inner_loops_are_exact_not_their_box():
+    a, b = _block_fields("a", "b", sparse=False)
+
+    @ti.kernel
+    def diagonal(n: ti.i32):
         for i, j in b:
             ti.block_local(a)
-            b[i, j] = a[i, j]
+            s = 0.0
+            for k in range(3):  # a[i + k, j + k]: the diagonal, not the 3 x 3 square
+                s += a[i + k, j + k] + a[i + k, j + k - k]
+            for _ in range(n):  # not a constant trip count: reads per iteration unknown
+                s += a[i, j]
+            b[i, j] = s
 
-    with pytest.raises(ti.errors.TiSyntaxError, match="dense under a block level"):
-        k()
+    (entry,) = diagonal.stages(1)["report"]["block_local"]
+    assert entry["ranges"] == [(0, 6), (0, 6)]
+    assert entry["offsets"] == [(0, 0), (1, 0), (1, 1), (2, 0), (2, 2)]
+    assert entry["accesses"] is None
+
+    @ti.kernel
+    def repeated():
+        for i, j in b:
+            ti.block_local(a)
+            s = 0.0
+            for _ in range(4):  # one offset, read 4 times by the loop and once after
+                s += a[i, j]
+            b[i, j] = s + a[i, j]
+
+    (entry,) = repeated.stages()["report"]["block_local"]
+    assert entry["offsets"] == [(0, 0)] and entry["accesses"] == 5
+    assert entry["buffer_shape"] == (BLOCK, BLOCK)
 
 
 def test_block_local_outside_a_struct_for_is_an_error():
