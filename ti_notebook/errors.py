@@ -80,7 +80,7 @@ def headline(kernel_name: str, message: str) -> str:
     with ``kernel 'f'`` (the ones made before a position was known) keeps its own words.
 
         >>> headline("f", "kernel 'f': parameter 'x' has no type annotation")
-        "Kernel 'f': parameter 'x' has no type annotation"
+        "kernel 'f': parameter 'x' has no type annotation"
         >>> headline("f", "cannot add i32 and str"), headline("", "no kernel")
         ("Kernel 'f': cannot add i32 and str", 'no kernel')
     """
@@ -88,7 +88,7 @@ def headline(kernel_name: str, message: str) -> str:
         return message
     named = f"kernel '{kernel_name}'"
     if message[: len(named)].lower() == named.lower():
-        return "K" + message[1:]
+        return message
     return f"Kernel '{kernel_name}': {message}"
 
 

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.cpu
 def _named_once(text: str, name: str) -> None:
     first = text.splitlines()[0]
     assert first.lower().count(f"kernel '{name}'") == 1, first
-    assert first.startswith(f"Kernel '{name}'")
+    assert first.lower().startswith(f"kernel '{name}'")
 
 
 def test_missing_annotation_names_the_kernel_once():
@@ -53,4 +53,4 @@ def test_headline_keeps_other_kernels_and_plain_messages():
     assert str(TiTypeError("kernel 'g' is not callable here", pos)).startswith(
         "Kernel 'f': kernel 'g' is not callable here"
     )
-    assert headline("f", "kernel 'f' takes 1 argument(s)") == "Kernel 'f' takes 1 argument(s)"
+    assert headline("f", "kernel 'f' takes 1 argument(s)") == "kernel 'f' takes 1 argument(s)"

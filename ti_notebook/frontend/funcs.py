@@ -76,14 +76,15 @@ def call_func(ctx: TraceContext, func, args: list, kwargs: dict, node: ast.AST):
     # An error inside one of ti_notebook's own funcs (ti.math.cross of 4-vectors) is
     # the caller's mistake: it points at the call, not at the library's line.
     call_pos = ctx.pos(node) if func.qualname.startswith("ti_notebook.") else None
+    # where a lossy argument is, found in the caller's source before the callee's frame;
     # a library func's casts are its own business: warn only for the user's funcs
-    value_nodes = None if call_pos is not None else _argument_positions(ctx, func, node)
+    lossy = [n for n, v in bound.arguments.items() if precision.is_lossy(v, params.get(n))]
+    warn_at = _argument_positions(ctx, func, node, lossy) if call_pos is None and lossy else {}
     with ctx.function(source) as frame:
         frame.return_type = _return_dtype(func)
         try:
             for name, value in bound.arguments.items():
-                at = None if value_nodes is None else value_nodes.get(name, ctx.pos(node))
-                _bind_parameter(ctx, name, value, params.get(name), at)
+                _bind_parameter(ctx, name, value, params.get(name), warn_at.get(name))
             state.inline_depth += 1
             try:
                 ctx.run_block(source.function_def.body, new_scope=False)
@@ -105,18 +106,22 @@ def _in_library(error: TiError) -> bool:
     return filename.startswith(_PACKAGE)
 
 
-def _argument_positions(ctx: TraceContext, func, node: ast.AST) -> dict:
-    """parameter name -> where the argument is at the call (where a warning points)."""
-    if not isinstance(node, ast.Call):
-        return {}
-    args = [None, *node.args] if isinstance(func, BoundFunc) else list(node.args)
-    keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
-    try:
-        nodes = func.signature.bind_partial(*args, **keywords).arguments
-    except TypeError:  # *args at the call: the call itself
-        nodes = {}
-    # positions now, in the caller's source (the func's body is traced in its own)
-    return {name: ctx.pos(arg) for name, arg in nodes.items() if isinstance(arg, ast.AST)}
+def _argument_positions(ctx: TraceContext, func, node: ast.AST, names: list) -> dict:
+    """parameter name -> where its argument is at the call (where a warning points),
+    for ``names``; the call itself where the argument has no code of its own."""
+    nodes = {}
+    if isinstance(node, ast.Call):
+        args = [None, *node.args] if isinstance(func, BoundFunc) else list(node.args)
+        keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+        try:
+            nodes = func.signature.bind_partial(*args, **keywords).arguments
+        except TypeError:  # *args at the call
+            nodes = {}
+    found = {}
+    for name in names:
+        arg = nodes.get(name)
+        found[name] = ctx.pos(arg if isinstance(arg, ast.AST) else node)
+    return found
 
 
 def _return_dtype(func):

@@ -27,7 +27,7 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import autodiff, types
+from ti_notebook.lang import autodiff, field_text, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
 from ti_notebook.lang.assigned_names import assigned_name
@@ -278,7 +278,10 @@ class Field:
         self._flat_view()[addresses // self.dtype.size] = array
 
     def __repr__(self) -> str:
-        return f"<ti.field {self.name}: {self.dtype}>"
+        return field_text.field_repr(self)
+
+    def __str__(self) -> str:
+        return field_text.field_str(self)
 
 
 def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **options) -> Field:

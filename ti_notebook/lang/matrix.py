@@ -35,7 +35,7 @@ import sys
 import numpy as np
 
 from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
-from ti_notebook.lang import autodiff, element_views, ndarray, types
+from ti_notebook.lang import autodiff, element_views, field_text, ndarray, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import matrix_dtypes as dtypes
 from ti_notebook.lang.field import (
@@ -372,7 +372,10 @@ class MatrixField:
             component[key] = item.item()
 
     def __repr__(self) -> str:
-        return f"<ti.Matrix.field {self.name}: {self.dtype}{list(self.element_shape)}>"
+        return field_text.field_repr(self)
+
+    def __str__(self) -> str:
+        return field_text.field_str(self)
 
 
 class _LiveElement:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
-from ti_notebook.lang import types
+from ti_notebook.lang import field_text, types
 from ti_notebook.lang.field import normalize_shape
 from ti_notebook.runtime import host_copy
 
@@ -135,8 +135,10 @@ class Ndarray:
         self._array[key] = np.asarray(value)
 
     def __repr__(self) -> str:
-        element = f" of {self.element_shape}" if self.element_shape else ""
-        return f"<ti.ndarray {self.dtype}{element} {self.shape}>"
+        return field_text.ndarray_repr(self)
+
+    def __str__(self) -> str:
+        return field_text.ndarray_str(self)
 
 
 def ndarray(dtype, shape) -> Ndarray:

@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 
 from ti_notebook.errors import TiTypeError, TiValueError
-from ti_notebook.lang import autodiff, matrix
+from ti_notebook.lang import autodiff, field_text, matrix
 from ti_notebook.lang.field import Field, normalize_shape, place_with_shape
 from ti_notebook.lang.field import field as scalar_field
 from ti_notebook.lang.matrix_types import MatrixType
@@ -175,7 +175,10 @@ class StructField:
         self[key]._assign(value)
 
     def __repr__(self) -> str:
-        return f"<ti.Struct.field {self.name}: {self.struct_type!r}>"
+        return field_text.field_repr(self)
+
+    def __str__(self) -> str:
+        return field_text.field_str(self)
 
 
 class StructElement:
