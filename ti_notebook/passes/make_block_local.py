@@ -4,7 +4,9 @@ The struct-for must run over a field whose last level is ``dense`` under a block
 (``ti.root.pointer(ti.ij, 32).dense(ti.ij, 4)``): each cell of the block level is one
 block. From the index expressions of every access to a cached field (``loop index +
 constant``, also ``+ k`` for a ``k`` of a constant-range inner loop) the pass infers the
-range each block touches per axis, then rewrites the loop to run per block:
+range each block touches per axis, and, for the report, the exact offsets read and the
+reads per iteration (the BLS widget's reuse figures), then rewrites the loop to run per
+block:
 
     for I in x:                       for B in block_node:          (parallel over blocks)
         ti.block_local(a)                 buf = stack array of the range's shape
@@ -59,10 +61,10 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
 # axis, constant, {(inner loop, axis): coefficient}). Keeping the inner loops' indices
 # apart, rather than just their range, is what lets the report list the exact offsets
 # an iteration reads (``a[i + k, j + k]`` reads the diagonal, not the whole square).
-Affine = tuple[int, int, dict]
+_Affine = tuple[int, int, dict]
 
 
-def _affine(stmt: ir.Stmt, loop: ir.Stmt, axis: int) -> Affine | None:
+def _affine(stmt: ir.Stmt, loop: ir.Stmt, axis: int) -> _Affine | None:
     """The affine form of an index expression of axis ``axis``, or None if unknown."""
     if isinstance(stmt, ir.ConstStmt) and not stmt.dtype.is_float:
         return 0, stmt.value, {}
@@ -102,7 +104,7 @@ def _inner_values(inner: ir.Stmt, axis: int) -> range | None:
     return None
 
 
-def _bounds(form: Affine) -> tuple[int, int]:
+def _bounds(form: _Affine) -> tuple[int, int]:
     """The lowest and highest offset an affine form takes."""
     lo = hi = form[1]
     for (inner, axis), coefficient in form[2].items():
@@ -117,7 +119,7 @@ def _bounds(form: Affine) -> tuple[int, int]:
 MAX_OFFSETS = 4096
 
 
-def _offsets(forms: list[Affine]) -> set[tuple[int, ...]] | None:
+def _offsets(forms: list[_Affine]) -> set[tuple[int, ...]] | None:
     """Every offset vector one access reads over its inner loops, or None if too many."""
     keys = sorted({key for form in forms for key in form[2]}, key=lambda k: (k[0].id, k[1]))
     choices = [_inner_values(inner, axis) for inner, axis in keys]
