@@ -158,6 +158,7 @@ from ti_notebook.lang.types import (
 )
 from ti_notebook.compiler.progress import listen as watch_compiles
 from ti_notebook.measure import protocol as _protocol
+from ti_notebook.measure.roofline_data import roofline_data as _roofline_data
 from ti_notebook.measure.stats import Summary as _Summary
 from ti_notebook.measure.traffic import counted_work as _counted_work
 from ti_notebook.runtime import profiler as _profiler
@@ -177,6 +178,9 @@ profiler = _Namespace(
     rows=_profiler.rows,
     is_enabled=_profiler.is_enabled,
     memory_bandwidth=_bandwidth.memory_bandwidth,
+    # this machine's ceilings per memory level and its peaks, measured once per CPU model
+    machine_ceilings=_bandwidth.machine_ceilings,
+    roofline_data=_roofline_data,
     enable=_session.enable_profiler,
     disable=_session.disable_profiler,
     export_trace=_export_trace,

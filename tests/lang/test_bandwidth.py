@@ -1,34 +1,39 @@
-"""ti.profiler.memory_bandwidth: measured once per process, cached, measured again on
-request; never asserts on how fast the machine is."""
+"""ti.profiler.memory_bandwidth: the DRAM all-cores roof of ti.profiler.machine_ceilings(),
+read from the cached record, measured again on request; never asserts on how fast the
+machine is."""
 
+import dataclasses
 import math
 
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.lang import bandwidth
+from ti_notebook.measure import ceilings, microbench
 
 pytestmark = pytest.mark.cpu
 
 
-def test_it_is_a_positive_finite_figure_in_gb_per_s():
-    gbps = ti.profiler.memory_bandwidth()
-    assert isinstance(gbps, float)
-    assert gbps > 0 and math.isfinite(gbps)
-
-
 @pytest.fixture
-def counted(monkeypatch):
-    """``_measure`` replaced by a counter: the figure is the number of measurements."""
+def counted(monkeypatch, tmp_path):
+    """The micro-benchmark replaced by a counter: DRAM's figure is the number of runs."""
     calls = []
 
     def measure():
         calls.append(1)
-        return float(len(calls))
+        record = ceilings.Ceilings.example()
+        gbps = {**record.all_cores_gbps, "DRAM": float(len(calls))}
+        return dataclasses.replace(record, all_cores_gbps=gbps, cpu_model=ceilings.cpu_model())
 
-    monkeypatch.setattr(bandwidth, "_measured", None)
-    monkeypatch.setattr(bandwidth, "_measure", measure)
+    monkeypatch.setattr(ceilings, "cache_file", lambda: tmp_path / "c" / ceilings.FILE_NAME)
+    monkeypatch.setattr(ceilings, "_current", None)
+    monkeypatch.setattr(microbench, "measure_ceilings", measure)
     return calls
+
+
+def test_it_is_the_dram_roof(counted):
+    gbps = ti.profiler.memory_bandwidth()
+    assert gbps == ti.profiler.machine_ceilings().roofs()["DRAM"] == 1.0
+    assert isinstance(gbps, float) and math.isfinite(gbps)
 
 
 def test_the_second_call_returns_the_cached_figure(counted):
@@ -44,29 +49,16 @@ def test_refresh_measures_again(counted):
     assert len(counted) == 2
 
 
-@pytest.mark.cpu_only(reason="the session it starts is ti.init()'s default, TI_ARCH's arch")
-def test_it_starts_a_session_when_none_runs():
-    ti.reset()
-    assert not ti.is_initialized()
-    assert bandwidth._measure(elements=1 << 16, runs=2) > 0
-    assert ti.is_initialized() and ti.current_arch() == "cpu"
-
-
-def test_the_measuring_copies_stay_out_of_the_users_profile():
+def test_print_reads_the_ceilings_first(counted):
     ti.init(arch=ti.cpu, kernel_profiler=True)
-    bandwidth._measure(elements=1 << 16, runs=2)
-    assert ti.profiler.query_kernel_profiler_info("_stream_copy").counter == 0
-    assert ti.profiler.get_kernel_profiler_total_time() == 0.0
+    x = ti.field(ti.f32, shape=1024)
 
     @ti.kernel
-    def nothing():
-        pass
+    def fill():
+        for i in x:
+            x[i] = 1.0
 
-    nothing()  # the profiler is still on for the user's kernels
-    assert ti.profiler.query_kernel_profiler_info("nothing").counter == 1
-
-
-def test_it_copies_with_no_field_left_behind():
-    trees = list(ti.lang.field._live_trees)
-    bandwidth._measure(elements=1 << 16, runs=1)
-    assert list(ti.lang.field._live_trees) == trees  # no SNode tree was made
+    fill()
+    fill()
+    ti.profiler.print_kernel_profiler_info(file=__import__("io").StringIO())
+    assert len(counted) == 1

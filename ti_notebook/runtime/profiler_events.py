@@ -54,6 +54,7 @@ class TaskEvent:
     iterations: int | None
     bytes: int | None
     threads: tuple[ThreadSpan, ...] = ()
+    flops: int | None = None  # ``flops_per_iteration`` times the iterations; None: unknown
 
     @property
     def duration_ns(self) -> int:
@@ -111,6 +112,7 @@ class TaskInfo:
     kind: str
     loop_config: Mapping
     bytes_per_iteration: int | None = None
+    flops_per_iteration: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,6 +152,8 @@ def decode(
             iterations = counted if counts else sum(t.iterations for t in threads)
         per = info.bytes_per_iteration
         traffic = per * iterations if per is not None and iterations is not None else None
+        flop = info.flops_per_iteration
+        flops = flop * iterations if flop is not None and iterations is not None else None
         tasks.append(
             TaskEvent(
                 k,
@@ -160,6 +164,7 @@ def decode(
                 iterations,
                 traffic,
                 tuple(threads),
+                flops,
             )
         )
     end = end or max([start] + [t.end_ns for t in tasks])
