@@ -3,9 +3,14 @@
 Nothing is timed here: the profiler (``ti.profiler``) records every launch natively,
 and this module only remembers the last launch recorded when the cell started, then
 shows those that came after, one row per specialisation (``add_one[a=rows]``):
-launches, total, min, median and max time, GB/s and the share of the machine's copy
-bandwidth where the bytes are known. The table comes as text and HTML, and under it a
-bar chart of each specialisation's total time (PNG, when matplotlib is installed).
+launches, the first call's time apart (it compiles or loads, faults pages in), then the
+median, interquartile range, min and max of the warm launches with the number of samples
+and outliers, GB/s from the compiler's byte counts, and how that compares with the
+ceiling of the memory level the data fits in ("in L2: 61 % of L2 bandwidth", measured
+once per CPU model by ``ti.profiler.machine_ceilings()``); a figure that cannot be taken
+at face value is starred and the reason is given under the table. The table comes as text
+and HTML, and under it a bar chart of each specialisation's median time (PNG on a
+transparent background, when matplotlib is installed).
 
 If the profiler is off when the cell starts, it is turned on for the rest of the
 session (``ti.profiler.enable()``): kernels compiled before recompile at their next call
@@ -23,7 +28,7 @@ with the instrumentation, and the magic says so in one line.
     >>> [(row.specialisation, row.launches) for row in profile.rows()]
     [('add', 2)]
     >>> print(table_text(profile.rows()).splitlines()[0])
-    profile: 2 launches in this cell (kernel profiler, times in ms)
+    profile: 2 launches in this cell (kernel profiler, times in ms; first call apart)
 """
 
 from __future__ import annotations
@@ -40,7 +45,17 @@ SWITCHED_ON = (
 )
 NOTHING = "profile: no kernel was launched in this cell"
 NO_CHART = "profile: no chart: matplotlib is not installed (pip install matplotlib)"
-COLUMNS = ("launches", "total ms", "min ms", "median ms", "max ms", "GB/s", "% of ceiling")
+COLUMNS = (
+    "launches",
+    "first ms",
+    "median ms",
+    "IQR ms",
+    "min ms",
+    "max ms",
+    "samples",
+    "GB/s",
+    "vs ceiling",
+)
 
 
 class CellProfile:
@@ -72,6 +87,11 @@ class CellProfile:
         rows = self.rows()
         if not rows:
             return [{"text/plain": NOTHING}]
+        if any(row.gbps is not None for row in rows) and all(
+            row.ceiling_level is None for row in rows
+        ):
+            ti.profiler.machine_ceilings()  # once per CPU model (~1 s), then from its file
+            rows = self.rows()
         bundles = [{"text/plain": table_text(rows), "text/html": table_html(rows)}]
         png = chart_png(rows)
         if png is None:
@@ -83,13 +103,24 @@ class CellProfile:
 
 
 def _cells(row) -> list[str]:
-    """A row's values as the table shows them ("-" where the bytes are unknown)."""
-    ceiling = row.fraction_of_ceiling
+    """A row's values as the table shows them ("-" where unknown; the first call apart)."""
+    first = row.first_call_ns
+    summary = row.summary
+    verdict = row.verdict() if hasattr(row, "verdict") else None
+    if verdict and row.flag:
+        verdict = verdict.replace(f" ({row.flag})", " *")  # the reason goes under the table
     return [
         str(row.launches),
-        *(_ms(ns) for ns in (row.total_ns, row.min_ns, row.median_ns, row.max_ns)),
+        _ms(first) if first is not None else "-",
+        _ms(row.median_ns),
+        f"{_ms(summary.q1)}-{_ms(summary.q3)}" if summary is not None else "-",
+        _ms(row.min_ns),
+        _ms(row.max_ns),
+        str(summary.n) + (f" ({len(summary.outliers)} out)" if summary.outliers else "")
+        if summary is not None
+        else "0",
         f"{row.gbps:.1f}" if row.gbps is not None else "-",
-        f"{100 * ceiling:.0f}%" if ceiling is not None else "-",
+        verdict or "-",
     ]
 
 
@@ -101,33 +132,42 @@ def _ms(ns: float) -> str:
 def _caption(rows: list) -> str:
     launches = sum(row.launches for row in rows)
     noun = "launch" if launches == 1 else "launches"
-    return f"profile: {launches} {noun} in this cell (kernel profiler, times in ms)"
+    return (
+        f"profile: {launches} {noun} in this cell (kernel profiler, times in ms; first call apart)"
+    )
+
+
+def _notes(rows: list) -> list[str]:
+    """One line per flagged row: why its share of the ceiling is not to be trusted."""
+    return [f"* {row.specialisation}: {row.flag}" for row in rows if getattr(row, "flag", None)]
 
 
 def table_text(rows: list) -> str:
-    """The rows as a fixed-width table under a one-line caption.
+    """The rows as a fixed-width table under a one-line caption, flagged rows' reasons
+    under it.
 
     >>> from types import SimpleNamespace as Row
-    >>> row = Row(specialisation="k[a=x]", launches=2, total_ns=3_000_000, min_ns=1_000_000,
-    ...     median_ns=1_500_000.0, max_ns=2_000_000, gbps=None, fraction_of_ceiling=None)
-    >>> print(table_text([row]))
-    profile: 2 launches in this cell (kernel profiler, times in ms)
-    specialisation  launches  total ms  min ms  median ms  max ms    GB/s  % of ceiling
-    k[a=x]                 2    3.0000  1.0000     1.5000  2.0000       -             -
+    >>> row = Row(specialisation="k[a=x]", launches=2, first_call_ns=3_000_000,
+    ...     min_ns=1_000_000, median_ns=1_000_000.0, max_ns=1_000_000, summary=None,
+    ...     gbps=None, flag=None, verdict=lambda: None)
+    >>> print(" ".join(table_text([row]).splitlines()[-1].split()))
+    k[a=x] 2 3.0000 1.0000 - 1.0000 1.0000 0 - -
     """
     width = max(len("specialisation"), *(len(row.specialisation) for row in rows))
-    widths = [max(len(name), 6) for name in COLUMNS]
+    cells = [_cells(row) for row in rows]
+    widths = [max(len(name), 6, *(len(c[k]) for c in cells)) for k, name in enumerate(COLUMNS)]
     names = [f"{name:>{w}}" for name, w in zip(COLUMNS, widths, strict=True)]
     head = [f"{'specialisation':<{width}}", *names]
     lines = [_caption(rows), "  ".join(head)]
-    for row in rows:
-        values = [f"{v:>{w}}" for v, w in zip(_cells(row), widths, strict=True)]
+    for row, values in zip(rows, cells, strict=True):
+        values = [f"{v:>{w}}" for v, w in zip(values, widths, strict=True)]
         lines.append("  ".join([f"{row.specialisation:<{width}}", *values]))
-    return "\n".join(lines)
+    notes = _notes(rows)
+    return "\n".join(lines + ([""] + notes if notes else []))
 
 
 def table_html(rows: list) -> str:
-    """The rows as an HTML table (specialisation labels escaped)."""
+    """The rows as an HTML table (specialisation labels escaped), flags under it."""
     right = 'style="text-align:right"'
     head = "".join(f"<th {right}>{html.escape(name)}</th>" for name in COLUMNS)
     body = []
@@ -135,15 +175,21 @@ def table_html(rows: list) -> str:
         cells = "".join(f"<td {right}>{html.escape(v)}</td>" for v in _cells(row))
         label = f'<td style="text-align:left"><code>{html.escape(row.specialisation)}</code></td>'
         body.append(f"<tr>{label}{cells}</tr>")
+    notes = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in _notes(rows))
     return (
         f'<table class="ti-profile"><caption>{html.escape(_caption(rows))}</caption>'
         f'<thead><tr><th style="text-align:left">specialisation</th>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>"
+        f"<tbody>{''.join(body)}</tbody></table>{notes}"
     )
 
 
+NEUTRAL = "#808080"  # readable on a light and on a dark notebook background
+
+
 def chart_png(rows: list) -> bytes | None:
-    """A horizontal bar per specialisation, its total ms, as PNG (None: no matplotlib)."""
+    """A horizontal bar per specialisation: its median ms per warm launch, the IQR as a
+    whisker; PNG on a transparent background with neutral colours, so it reads in light
+    and dark themes alike (None: no matplotlib)."""
     try:
         import matplotlib  # noqa: F401  (a missing matplotlib fails here, not below)
         from matplotlib.figure import Figure
@@ -152,15 +198,37 @@ def chart_png(rows: list) -> bytes | None:
     # A bare Figure renders with Agg and leaves pyplot alone: the notebook's backend and
     # its list of open figures stay as the user set them.
     figure = Figure(figsize=(5, 0.4 * len(rows) + 1))
+    figure.patch.set_alpha(0.0)
     axes = figure.add_subplot()
+    axes.set_facecolor("none")
     ordered = rows[::-1]  # rows come slowest first; barh draws the first at the bottom
     positions = range(len(ordered))
-    bars = axes.barh(positions, [row.total_ns / 1e6 for row in ordered], color="#4c72b0")
-    axes.bar_label(bars, [_ms(row.total_ns) for row in ordered], padding=3, fontsize=8)
-    axes.margins(x=0.2)  # room for the last bar's label
+    medians = [row.median_ns / 1e6 for row in ordered]
+    spread = [
+        (
+            (row.median_ns - row.summary.q1) / 1e6 if row.summary else 0.0,
+            (row.summary.q3 - row.median_ns) / 1e6 if row.summary else 0.0,
+        )
+        for row in ordered
+    ]
+    bars = axes.barh(
+        positions,
+        medians,
+        color=NEUTRAL,
+        alpha=0.6,
+        xerr=list(zip(*spread, strict=True)),
+        error_kw={"ecolor": NEUTRAL, "capsize": 3},
+    )
+    axes.bar_label(bars, [_ms(row.median_ns) for row in ordered], padding=3, fontsize=8,
+                   color=NEUTRAL)  # fmt: skip
+    axes.margins(x=0.25)  # room for the last bar's label
     axes.set_yticks(positions, [row.specialisation for row in ordered])
-    axes.set_xlabel("total ms in this cell")
+    axes.set_xlabel("median ms per launch (IQR whiskers; first call not counted)")
+    for side in axes.spines.values():
+        side.set_color(NEUTRAL)
+    axes.tick_params(colors=NEUTRAL)
+    axes.xaxis.label.set_color(NEUTRAL)
     figure.tight_layout()
     out = io.BytesIO()
-    figure.savefig(out, format="png", dpi=100)
+    figure.savefig(out, format="png", dpi=100, transparent=True)
     return out.getvalue()

@@ -67,7 +67,8 @@ def _launches_per_label(bundle: dict) -> dict[str, int]:
     assert lines[0].startswith("profile: ")
     columns = re.split(r"\s{2,}", lines[1].strip())  # names hold single spaces: "min ms"
     assert columns[:2] == ["specialisation", "launches"] and "GB/s" in columns
-    text = {line.split()[0]: int(line.split()[1]) for line in lines[2:]}
+    table = lines[2 : lines.index("")] if "" in lines else lines[2:]  # flags follow a blank
+    text = {line.split()[0]: int(line.split()[1]) for line in table}
     header, *body = _Cells(bundle["text/html"]).rows
     assert header == columns
     assert {row[0]: int(row[1]) for row in body} == text
@@ -151,3 +152,23 @@ def test_a_cell_that_clears_the_record_shows_what_it_launched_after(run):
     )
     assert cell.result.success, cell.stdout + cell.stderr
     assert _launches_per_label(_table(cell)) == {"add_one[a=cols]": 7}
+
+
+def test_first_calls_are_apart_and_flags_are_explained(run):
+    ti.init(arch=ti.cpu, kernel_profiler=True)
+    cell = run(TWO_FIELDS)
+    assert cell.result.success, cell.stdout + cell.stderr
+    bundle = _table(cell)
+    lines = bundle["text/plain"].splitlines()
+    assert "first call apart" in lines[0]
+    columns = re.split(r"\s{2,}", lines[1].strip())
+    for row in ti.profiler.rows():
+        assert row.first_call_ns is not None and row.samples == 2  # 3 launches, 1 first
+        assert row.launches == 3
+        line = next(line for line in lines if line.startswith(row.specialisation))
+        cells = dict(zip(columns, re.split(r"\s{2,}", line.strip()), strict=True))
+        assert cells["samples"].startswith("2")
+        if row.fraction_of_ceiling is not None:
+            assert cells["vs ceiling"].startswith(f"in {row.ceiling_level}: ")
+            if row.fraction_of_ceiling > 1:
+                assert row.flag and f"* {row.specialisation}: {row.flag}" in lines
