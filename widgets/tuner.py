@@ -177,6 +177,15 @@ class Tuner:
         if self.bytes_per_call is None and measured:
             # counted once the first setting is compiled, so its first call compiled it
             self.bytes_per_call = counted_bytes(self.kernel, self.args)
+            if self.bytes_per_call:
+                measured = [
+                    dataclasses.replace(
+                        r,
+                        bytes_per_call=self.bytes_per_call,
+                        gbps=self.bytes_per_call / r.median_s / 1e9 if r.median_s > 0 else None,
+                    )
+                    for r in measured
+                ]
         return measured
 
     def measure(self, options: dict | None = None) -> Measurement:

@@ -23,6 +23,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 from ti_notebook.widgets.render import html_table
 from ti_notebook.widgets.tuning import Measurement
@@ -145,9 +146,17 @@ def tune_figure(
         ax.set_visible(False)
     if log:
         axes[0].set_yscale("log")
+        # 1-2-5 ticks written as plain numbers: a span of 10-100x has few powers of ten
+        axes[0].yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        axes[0].yaxis.set_major_formatter(FormatStrFormatter("%g"))
+        axes[0].yaxis.set_minor_formatter(NullFormatter())
     axes[0].set_ylim(bottom, top)
     if line_names and results:
-        fig.legend(loc="outside right upper", fontsize="small")
+        entries: dict[str, object] = {}  # every panel draws the same lines: name each once
+        for ax in axes:
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                entries.setdefault(label, handle)
+        fig.legend(entries.values(), entries.keys(), loc="outside right upper", fontsize="small")
     if not results:
         axes[0].text(0.5, 0.5, "no measurement yet", ha="center", transform=axes[0].transAxes)
     return fig

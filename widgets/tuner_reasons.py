@@ -2,14 +2,17 @@
 
 :func:`slow_reasons` reads what ``kernel.report.tasks`` says of each task (``kind``,
 ``range``, ``loop_config``), the thread count and the options tried, and names the
-scheduling causes that explain a slow setting. On the CPU a parallel loop's
-``[begin, end)`` is cut into chunks of ``block_dim`` iterations (about four chunks per
-thread when unset) that ``parallelize`` threads (all of them when unset) claim one at
-a time; a serialised loop is a serial task that one thread runs. The rules:
+scheduling causes that explain a slow setting (a task's ``iterations``, when given, is
+its count for the call's arguments; else its constant ``range`` gives it). On the CPU a
+parallel loop's ``[begin, end)`` is cut into chunks of ``block_dim`` iterations (about
+four chunks per thread when unset) that ``parallelize`` threads (all of them when
+unset) claim one at a time; one thread runs the loop inline, unchunked; a serialised
+loop is a serial task that one thread runs. The rules:
 
 - a serialised loop: one thread runs every iteration;
 - one thread (``parallelize=1``, or a one-thread pool): the other cores stay idle;
-- chunks of a few iterations: claiming a chunk costs about as much as running it;
+- chunks of a few iterations (with several threads): claiming a chunk costs about as
+  much as running it;
 - fewer chunks than threads (``block_dim`` large for the range, or a range smaller than
   the thread count): some threads get no work.
 
@@ -54,6 +57,18 @@ def _get(task: object, name: str) -> object:
     return getattr(task, name, None)
 
 
+def _iterations(task: object) -> int | None:
+    """The task's iteration count: ``iterations`` where given (``ti.profiler.counted_work``
+    evaluates bounds with the call's arguments), else its constant ``range``."""
+    counted = _get(task, "iterations")
+    if isinstance(counted, int):
+        return counted
+    span = _get(task, "range")
+    if span and all(isinstance(end, int) for end in span):
+        return max(0, span[1] - span[0])
+    return None
+
+
 def slow_reasons(
     tasks: Sequence[object],
     threads: int,
@@ -88,13 +103,10 @@ def slow_reasons(
         if used == 1:
             why = f"parallelize={parallelize}" if parallelize == 1 else f"{threads} thread pool"
             add(Reason("one thread", f"{why}: one thread runs the loop, other cores idle"))
-        span = _get(task, "range")
-        if not span:
-            continue  # a struct-for over a sparse field, a range known only at run time
-        iterations = max(0, int(span[1]) - int(span[0]))
+        iterations = _iterations(task)
+        if not iterations or used == 1:
+            continue  # bounds known only at run time; one thread runs inline, unchunked
         block = config.get("block_dim")
-        if not iterations:
-            continue
         if block and block < MIN_CHUNK and iterations > block:
             chunks = math.ceil(iterations / block)
             add(

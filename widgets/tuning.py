@@ -53,7 +53,8 @@ class Measurement:
     alone, not counted. ``compiled`` says how that call got its code: ``"miss"``
     (compiled), ``"hit"`` (loaded from the offline cache), ``"off"`` (compiled, the
     offline cache being off) or ``"already compiled"`` (the kernel held it). ``tasks``
-    are the report's tasks (``kind``, ``range``, ``loop_config``); ``gbps`` is counted
+    are the report's tasks (``kind``, ``range``, ``loop_config``, and ``iterations``
+    for the arguments measured, None where unknown); ``gbps`` is counted
     bytes over the median, None when the compiler could not count them; ``reason`` why
     the setting is slow, when it is more than twice the best and the report shows why.
 
@@ -210,7 +211,17 @@ def measure_settings(
         stages = kernel.stages(*args)
         report = stages["report"]
         compiled = "already compiled" if id(stages) in held.get(k, ()) else report.cache
-        results.append(_record(options, timing, compiled, report.tasks, rounds))
+        counts = _iteration_counts(kernel, args)
+        tasks = [
+            {
+                "kind": t.kind,
+                "range": t.range,
+                "loop_config": dict(t.loop_config),
+                "iterations": counts.get(index),
+            }
+            for index, t in enumerate(report.tasks)
+        ]
+        results.append(_record(options, timing, compiled, tasks, rounds))
     return results
 
 
@@ -218,7 +229,16 @@ def _label(options: Mapping[str, object]) -> str:
     return ", ".join(f"{name}={value}" for name, value in options.items())
 
 
-def _record(options, timing, compiled: str, tasks, rounds: int) -> Measurement:
+def _iteration_counts(kernel: ti.Kernel, args: Sequence) -> dict[int, int]:
+    """Task index -> its iterations for these arguments, where the compiler can say."""
+    counted_work = getattr(ti.profiler, "counted_work", None)
+    if counted_work is None:
+        return {}
+    tasks = getattr(counted_work(kernel, *args), "tasks", ())
+    return {t.index: t.iterations for t in tasks if t.iterations is not None}
+
+
+def _record(options, timing, compiled: str, tasks: list[dict], rounds: int) -> Measurement:
     summary = timing.summary
     return Measurement(
         dict(options),
@@ -226,7 +246,7 @@ def _record(options, timing, compiled: str, tasks, rounds: int) -> Measurement:
         summary.low,
         summary.high,
         compiled,
-        tuple(dict(task.loop_config) for task in tasks),
+        tuple(task["loop_config"] for task in tasks),
         timing.gbps,
         rounds,
         q1_s=summary.q1,
@@ -234,9 +254,7 @@ def _record(options, timing, compiled: str, tasks, rounds: int) -> Measurement:
         first_call_s=timing.first_call_s,
         samples=summary.samples,
         outliers=summary.outliers,
-        tasks=tuple(
-            {"kind": t.kind, "range": t.range, "loop_config": dict(t.loop_config)} for t in tasks
-        ),
+        tasks=tasks,
         bytes_per_call=timing.bytes_per_call,
     )
 

@@ -1,7 +1,9 @@
 """The loop_config tuner (``ti_notebook.widgets.tune``): each value runs its own compiled
-loop_config, a value seen before comes from the offline cache, the sweep covers every
-combination, the kernel's configuration comes back, and the static SVG is stable.
-Timings are only checked to be ordered (min <= median <= max), never compared."""
+loop_config, a value seen before is the code the kernel kept, one row per setting, the
+sweep covers every combination interleaved and can be stopped, the controls and the
+kernel keep the best setting until the kernel's configuration comes back, and the
+static SVG is stable. Timings are only checked to be ordered (q1 <= median <= q3),
+never compared."""
 
 import dataclasses
 from xml.etree import ElementTree
@@ -40,7 +42,8 @@ def test_each_value_runs_with_its_own_loop_config():
     assert [_configs(r) for r in tuner.results] == [[{"block_dim": 16}], [{"block_dim": 64}]]
     assert dict(kernel.report.tasks[-1].loop_config) == {"block_dim": 64}
     for r in tuner.results:
-        assert r.min_s <= r.median_s <= r.max_s and r.repeat == 2
+        assert r.q1_s <= r.median_s <= r.q3_s and r.repeat == r.samples_n == 2
+        assert r.first_call_s > 0 and r.compiled == "miss"
     assert "64" in tuner.table.value and tuner.picture.value.startswith("<svg")
 
 
@@ -69,21 +72,35 @@ def test_results_are_frozen_records():
         result.options["parallelize"] = 2
 
 
-def test_a_value_seen_before_is_loaded_not_compiled_again():
+def test_a_value_seen_before_runs_the_code_the_kernel_kept():
     ti.init(arch=ti.cpu, kernel_profiler=True)  # the profiler records compile spans
     kernel = _kernel("reselect")
     tuner = tune(kernel, 1.0, block_dim=[16, 32], repeat=1)
     tuner.controls["block_dim"].value = 32
     tuner.controls["block_dim"].value = 16
-    assert [r.compiled for r in tuner.results] == ["miss", "miss", "hit"]
+    # one row per setting: measuring 16 again replaced its row
+    assert [(r.options["block_dim"], r.compiled) for r in tuner.results] == [
+        (16, "already compiled"),
+        (32, "miss"),
+    ]
     spans = [s.name for s in ti.profiler.spans() if s.kernel == kernel.name]
-    assert spans == ["compile", "compile", "cache load"]
+    assert spans == ["compile", "compile"]  # going back neither compiled nor loaded
+
+
+def test_a_configuration_compiled_in_an_earlier_session_is_a_cache_hit():
+    tune(_kernel("earlier"), 1.0, block_dim=[16], repeat=1).close()
+    ti.reset()  # forgets the code every kernel kept
+    ti.init(arch=ti.cpu)
+    tuner = tune(_kernel("earlier"), 1.0, block_dim=[16], repeat=1)  # the same source
+    assert [r.compiled for r in tuner.results] == ["hit"]
 
 
 def test_measuring_the_current_choice_again_keeps_the_compiled_code():
     tuner = tune(_kernel("again"), 1.0, block_dim=[8, 16], repeat=1)
+    first = tuner.results[0]
     tuner.measure()
-    assert [r.compiled for r in tuner.results] == ["miss", "already compiled"]
+    assert [r.compiled for r in tuner.results] == ["already compiled"]
+    assert tuner.results[0] is not first  # the row was replaced, not added
 
 
 def test_sweep_measures_every_combination():
@@ -92,7 +109,7 @@ def test_sweep_measures_every_combination():
     assert isinstance(tuner.controls["serialize"], ipywidgets.ToggleButtons)
     assert isinstance(tuner.controls["parallelize"], ipywidgets.SelectionSlider)
     tuner.sweep()
-    swept = tuner.results[1:]  # after the first measurement, made when the tuner opened
+    swept = tuner.results  # the first measurement, made when the tuner opened, replaced
     assert [(r.options["parallelize"], r.options["serialize"]) for r in swept] == [
         (1, False),
         (1, True),
@@ -103,7 +120,7 @@ def test_sweep_measures_every_combination():
         parallel = {"parallelize": r.options["parallelize"], "serialize": False}
         # a serialized loop becomes a serial task, which has no loop_config left
         assert _configs(r) == ([{}] if r.options["serialize"] else [parallel])
-    assert kernel.report.tasks[-1].kind == "serial"  # the last one: serialize=True
+        assert r.samples_n == 1 and r.first_call_s is not None
 
 
 def test_close_restores_the_kernel_and_apply_best_keeps_the_fastest():
@@ -119,15 +136,15 @@ def test_close_restores_the_kernel_and_apply_best_keeps_the_fastest():
     assert dict(kernel.report.tasks[-1].loop_config) == {"parallelize": 3}
 
 
-def test_bandwidth_and_threads_are_shown():
-    tuner = tune(_kernel("nogbps"), 1.0, block_dim=[32], repeat=1)
-    assert tuner.results[0].gbps is None
-    assert "kernel_profiler=True" in tuner.status.value and "CPU threads" in tuner.status.value
-    ti.init(arch=ti.cpu, kernel_profiler=True)
+def test_bandwidth_and_threads_are_shown_without_the_profiler():
+    assert not ti.profiler.is_enabled()
     tuner = tune(_kernel("gbps"), 1.0, block_dim=[32], repeat=2)
-    gbps = tuner.results[0].gbps
-    assert gbps is not None and gbps > 0
-    assert f"{gbps:.1f} GB/s" in tuner.status.value
+    result = tuner.results[0]
+    assert tuner.bytes_per_call == result.bytes_per_call == 512 * 8  # read and write x
+    assert result.gbps == pytest.approx(result.bytes_per_call / result.median_s / 1e9)
+    assert f"{result.gbps:.3g} GB/s" in tuner.status.value
+    assert f"{tuner.threads} CPU threads" in tuner.status.value
+    assert "best: block_dim=32" in tuner.status.value
 
 
 def test_static_fallback_is_deterministic_svg():
