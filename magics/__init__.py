@@ -29,33 +29,80 @@ def load_ipython_extension(ipython) -> None:
     from ti_notebook.magics.kernel_magic import KernelMagics
 
     ipython.register_magics(KernelMagics)
+    _help_for_an_empty_cell(ipython)
     _show_ti_errors_short(ipython)
     _name_cells_in_messages(ipython)
     if "ti" not in ipython.user_ns:
         ipython.push({"ti": ti_notebook}, interactive=False)
 
 
+def help_cell(lines: list[str]) -> list[str]:
+    """``%%kernel -h`` (or ``--help``) with nothing below it as the line magic
+    ``%kernel -h``: IPython refuses a cell magic with an empty body before calling it.
+
+        >>> help_cell(["%%kernel --help\\n", "\\n"])
+        ['%kernel --help\\n']
+        >>> help_cell(["%%kernel\\n", "def f():\\n"])
+        ['%%kernel\\n', 'def f():\\n']
+    """
+    if not lines or not lines[0].startswith("%%kernel") or any(text.strip() for text in lines[1:]):
+        return lines
+    if not any(token in ("-h", "--help") for token in lines[0].split()[1:]):
+        return lines
+    return [lines[0][1:]]
+
+
+def _help_for_an_empty_cell(ipython) -> None:
+    cleanup = ipython.input_transformers_cleanup
+    if help_cell not in cleanup:
+        cleanup.insert(0, help_cell)
+
+
 def _show_ti_errors_short(ipython) -> None:
     """A ti_notebook error raised by any cell (a kernel's first call in a plain cell,
-    say) shows as in ``%%kernel`` cells: message, caret, hint, no compiler frames.
+    say) shows as in ``%%kernel`` cells: message, caret, hint, no compiler frames; an
+    interrupt that stopped a compile shows one line and the cell's line that started it.
     ``TI_DEBUG=1`` keeps IPython's full traceback."""
+    import traceback
+
     from ti_notebook.errors import TiError
     from ti_notebook.magics.cell_errors import debug_enabled, ti_error_lines
+    from ti_notebook.magics.compile_watch import (
+        KernelCellInterrupt,
+        compile_watch,
+        interrupt_lines,
+    )
+
+    watch = compile_watch()  # listens from now on: any cell's compile may be interrupted
 
     def handler(shell, etype, value, tb, tb_offset=None):
-        if debug_enabled():
-            shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
-            return shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset)
-
-        def place(filename: str) -> str:
+        def place(filename: str) -> str | None:
             label = shell.compile.format_code_name(filename)
-            return f"{label[0]} {label[1]}" if label else f'File "{filename}"'
+            return f"{label[0]} {label[1]}" if label else None
 
-        lines = ti_error_lines(value, place)
+        stopped = watch.stopped_by(value) if isinstance(value, KeyboardInterrupt) else None
+        if isinstance(value, KernelCellInterrupt):  # %%kernel's own short report
+            lines = value._render_traceback_()
+        elif stopped is not None and not debug_enabled():
+            lines = interrupt_lines(stopped, value, place)
+        elif hasattr(value, "_render_traceback_"):  # a running kernel's interrupt
+            lines = value._render_traceback_()
+        elif isinstance(value, TiError) and not debug_enabled():
+            lines = ti_error_lines(value, lambda f: place(f) or f'File "{f}"')
+        elif isinstance(value, KeyboardInterrupt):
+            # an interrupt can land on an instruction without a line number, which
+            # IPython's formatter asserts against: Python's own formatting then
+            try:
+                lines = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset)
+            except Exception:
+                lines = traceback.format_exception(etype, value, tb)
+        else:
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+            return None
         shell._showtraceback(etype, value, lines)
         return lines
 
-    ipython.set_custom_exc((TiError,), handler)
+    ipython.set_custom_exc((TiError, KeyboardInterrupt), handler)
 
 
 def _name_cells_in_messages(ipython) -> None:
@@ -98,6 +145,8 @@ def unload_ipython_extension(ipython) -> None:
                 del manager.magics[kind][name]
     manager.registry.pop(KernelMagics.__name__, None)
     ipython.set_custom_exc((), None)
+    if help_cell in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.remove(help_cell)
 
 
 def register_if_in_ipython() -> None:

@@ -16,13 +16,10 @@ pointing at the cell's own line. See ``%%kernel?`` for every option.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import inspect
 import sys
-import warnings
 
-import numpy as np
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
@@ -31,11 +28,26 @@ import ti_notebook as ti
 from ti_notebook.magics.annotate_view import annotate_bundle
 from ti_notebook.magics.cell import parse_body, register_source, run_body
 from ti_notebook.magics.cell_errors import (
+    KernelCellError,
     cell_error,
     debug_enabled,
     internal_error_lines,
     python_error_lines,
     ti_error_lines,
+)
+from ti_notebook.magics.cell_options import (
+    asks_for_help,
+    compiles_now,
+    configurer,
+    example,
+    positive_int,
+    select_arch,
+)
+from ti_notebook.magics.compile_watch import (
+    CellProgress,
+    KernelCellInterrupt,
+    compile_watch,
+    interrupt_lines,
 )
 from ti_notebook.magics.layout_option import layout_views
 from ti_notebook.magics.profile import SWITCHED_ON, CellProfile
@@ -47,17 +59,8 @@ from ti_notebook.magics.report import (
     stage_text,
     summary_line,
 )
+from ti_notebook.magics.report_view import report_bundle
 from ti_notebook.magics.tune_option import parse_tune, tune_cell
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 @magics_class
@@ -90,14 +93,14 @@ class KernelMagics(Magics):
     )
     @argument(
         "--parallelize",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="default ti.loop_config(parallelize=N) for every outermost loop of the cell's "
         "kernels (N CPU threads); a ti.loop_config in the kernel wins.",
     )
     @argument(
         "--block-dim",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="default ti.loop_config(block_dim=N) for every outermost loop of the cell's "
         "kernels; a ti.loop_config in the kernel wins.",
@@ -161,11 +164,11 @@ class KernelMagics(Magics):
             for _ in range(3):
                 add_one(x)
         """
-        if cell is None or _asks_for_help(line):  # %kernel alone, or -h / --help
+        if cell is None or asks_for_help(line):  # %kernel alone, or -h / --help
             print(self.help_text())
             return None
         args = parse_argstring(self.kernel, line)
-        _select_arch(args.arch)
+        select_arch(args.arch)
         filename = register_source(self.shell, line, cell)
         stages: dict = {}
 
@@ -173,31 +176,39 @@ class KernelMagics(Magics):
             stages[name] = kernel_stages = self._compile(name, kernel)
             if not args.quiet:
                 report = kernel_stages["report"] if kernel_stages is not None else None
-                print(summary_line(name, report) if report is not None else deferred_line(name))
+                text = summary_line(name, report) if report is not None else deferred_line(name)
+                if not progress.summary(name, text):  # a long compile's line becomes it
+                    print(text)
 
         def before(statement, run) -> None:
             # a kernel compiles just before the first statement naming it runs, so its
             # line comes before what that statement prints
             named = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)}
             for name, kernel in list(run.kernels.items()):
-                if name in named and name not in stages and _compiles_now(kernel):
+                if name in named and name not in stages and compiles_now(kernel):
                     try:
                         summarise(name, kernel)
                     except Exception:  # the statement's own call reports it, in place
                         stages.pop(name, None)
 
-        try:
-            module = parse_body(cell, filename)
-            profile = self._start_profile() if args.profile else None
-            run = run_body(self.shell, module, filename, _configurer(args), before)
-        except Exception as error:
-            if debug_enabled():
-                raise
-            raise self._short_error(error, filename) from None
-        for name, kernel in run.kernels.items():  # the others, as they compile
-            if name not in stages:
-                summarise(name, kernel)
-        self._show([s for s in args.show if s != "layout"], stages, run.kernels)
+        with CellProgress(self.shell, quiet=args.quiet) as progress:
+            try:
+                module = parse_body(cell, filename)
+                profile = self._start_profile() if args.profile else None
+                run = run_body(self.shell, module, filename, configurer(args), before)
+                for name, kernel in run.kernels.items():  # the others, as they compile
+                    if name not in stages:
+                        summarise(name, kernel)
+            except KeyboardInterrupt as error:
+                short = None if debug_enabled() else self._interrupted(error, filename)
+                if short is None:
+                    raise
+                raise short from None
+            except Exception as error:
+                if debug_enabled() or isinstance(error, KernelCellError):
+                    raise
+                raise self._short_error(error, filename) from None
+        self._show([s for s in args.show if s != "layout"], stages, run.kernels, filename)
         if "layout" in args.show:
             self._show_layouts(run.kernels, stages)
         if profile is not None:
@@ -226,7 +237,7 @@ class KernelMagics(Magics):
     def _compile(self, name: str, kernel):
         """The kernel's stages once compiled now (None: it compiles at its first call)."""
         try:
-            examples = [_example(p) for p in kernel.parameters]
+            examples = [example(p) for p in kernel.parameters]
             if None in examples:
                 try:  # launched by the cell already? then its last specialisation
                     return kernel.stages()
@@ -247,7 +258,7 @@ class KernelMagics(Magics):
 
     def _cuda_stages(self, name: str, kernel):
         """The kernel's stages compiled for CUDA (sm_90), whatever the session's arch."""
-        examples = [_example(p) for p in kernel.parameters]
+        examples = [example(p) for p in kernel.parameters]
         if None in examples:
             print(
                 f"{name}: no CUDA stages: its template parameters need example arguments "
@@ -270,7 +281,7 @@ class KernelMagics(Magics):
                 raise
             raise cell_error(error, ti_error_lines(error, self._place)) from None
 
-    def _show(self, wanted: list[str], stages: dict, kernels: dict) -> None:
+    def _show(self, wanted: list[str], stages: dict, kernels: dict, filename: str) -> None:
         if wanted and not stages:
             print("--show: this cell defines no kernel", file=sys.stderr)
         cuda_stages: dict[str, object] = {}
@@ -286,7 +297,10 @@ class KernelMagics(Magics):
                     kernel_stages = cuda_stages[name]
                 if stage == "annotate":
                     text = kernel_stages.get("annotate") or ""
-                    display(annotate_bundle(text, self._place), raw=True)
+                    display(annotate_bundle(text, self._place, filename), raw=True)
+                    continue
+                if stage == "report":
+                    display(report_bundle(name, kernel_stages["report"]), raw=True)
                     continue
                 text = stage_text(kernel_stages, stage)
                 if text is None:
@@ -310,6 +324,26 @@ class KernelMagics(Magics):
         label = self.shell.compile.format_code_name(filename)
         return f"{label[0]} {label[1]}" if label else f'File "{filename}"'
 
+    def _interrupted(self, error: KeyboardInterrupt, filename: str):
+        """The one-line report of an interrupt that stopped a compile (None: it did not):
+        the kernel, the stage, and the cell's line that started the compile (the
+        statement that called it, else its def)."""
+        stopped = compile_watch().stopped_by(error)
+        if stopped is None:
+            return None
+        default = None
+        kernel = self.shell.user_ns.get(stopped[0])
+        if isinstance(kernel, ti.Kernel):
+            try:
+                pos = kernel.definition_pos()
+                default = (self._place(pos.filename), pos.filename, pos.lineno)
+            except ti.errors.TiError:  # no source to point at: the message alone
+                pass
+        lines = interrupt_lines(
+            stopped, error, lambda f: self._place(f) if f == filename else None, default
+        )
+        return KernelCellInterrupt(lines)
+
     def _short_error(self, error: BaseException, filename: str):
         if isinstance(error, ti.errors.TiError):
             return cell_error(error, ti_error_lines(error, self._place))
@@ -326,58 +360,3 @@ KernelMagics.kernel.__doc__ = (
 )
 if KernelMagics.kernel.__doc__.startswith("  %%kernel"):
     KernelMagics.kernel.__doc__ = KernelMagics.kernel.__doc__[2:]
-
-
-def _compiles_now(kernel) -> bool:
-    """Every parameter has an example value: the kernel compiles without a call."""
-    return all(_example(p) is not None for p in kernel.parameters)
-
-
-def _asks_for_help(line: str) -> bool:
-    return any(token in ("-h", "--help") for token in line.split())
-
-
-def _example(param):
-    """An argument value that selects ``param``'s specialisation, or None if none can."""
-    if param.kind == "scalar":
-        return 0.0 if param.dtype.is_float else 0
-    if param.kind == "ndarray" and param.dtype is not None and param.ndim is not None:
-        return np.zeros((1,) * param.ndim, dtype=param.dtype.np_dtype)
-    return None
-
-
-def _configurer(args):
-    """What the cell's options do to each of its kernels (``Kernel.configure``)."""
-    options = {
-        "parallelize": args.parallelize,
-        "block_dim": args.block_dim,
-        "offline_cache": False if args.no_cache else None,
-    }
-    if all(value is None for value in options.values()):
-        return lambda kernel: kernel
-    return lambda kernel: kernel.configure(**options)
-
-
-def _select_arch(arch: str | None) -> None:
-    """Makes sure a session runs, on ``arch`` when one is asked for (warnings printed)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if not ti.is_initialized():
-            ti.init(arch=arch)
-        elif arch is not None:
-            wanted = ti.resolve_arch(arch)  # cuda -> cpu without a device (warned once)
-            if wanted != ti.current_arch():
-                ti.init(arch=wanted, **ti.init_options())
-                print(
-                    f"ti.init(arch={wanted}): a new session; fields made before were freed",
-                    file=sys.stderr,
-                )
-    for warning in caught:
-        print(f"warning: {warning.message}", file=sys.stderr)
-    if arch == "cuda" and ti.current_arch() != "cuda" and not caught:
-        # ti.init warns once per process; a cell asking for CUDA hears it every time
-        print(
-            "warning: --arch cuda: no CUDA device here, the cell runs on the CPU "
-            "(ti.init(arch=ti.cuda, cuda_sim=True) runs CUDA code on the SIMT emulator)",
-            file=sys.stderr,
-        )

@@ -41,7 +41,8 @@ STAGES = (
     "asm",
     "ptx",
     "resources",  # CUDA: ptxas -v and the occupancy per block_dim
-    "report",
+    "report",  # tables to read (magics/report_view.py)
+    "report-json",  # the same report as JSON
     "layout",  # not a stage's text: the layout view (magics/layout_option.py)
 )
 
@@ -140,13 +141,14 @@ _LEXERS = {
     "llvm_optimized": LlvmLexer,
     "asm": GasLexer,
     "ptx": PtxLexer,
-    "report": JsonLexer,
+    "report-json": JsonLexer,
 }
 
 
 def stage_text(stages, stage: str) -> str | None:
-    """The text of ``stage`` (``report`` as JSON); None when this kernel has no such stage."""
-    if stage == "report":
+    """The text of ``stage`` (``report`` and ``report-json`` as JSON); None when this kernel
+    has no such stage."""
+    if stage in ("report", "report-json"):
         return json.dumps(dict(stages["report"]), indent=2, sort_keys=True, default=str)
     if stage not in stages:
         return None

@@ -46,7 +46,7 @@ def _kernel_cell(flags: str = "") -> str:
 
 
 def test_show_renders_highlighted_html_and_plain_text(run):
-    cell = run(_cell("--show ir --show llvm_optimized --show report"))
+    cell = run(_cell("--show ir --show llvm_optimized --show report-json"))
     assert cell.result.success, cell.stdout
     assert len(cell.outputs) == 3
     ir_out, llvm_out, report_out = cell.outputs

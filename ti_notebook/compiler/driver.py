@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import time
 
+from ti_notebook.compiler import progress
 from ti_notebook.compiler.line_map import line_map
 from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param, return_count, return_slots
@@ -80,21 +81,30 @@ def compile_kernel(request: CompileRequest, hooks=None) -> tuple[object, Stages,
 
     ``hooks`` (the offline cache's) may choose the symbol prefix once tracing has shown
     what the kernel reads (``hooks.prefix(inputs)``) and receive the artifact with its
-    code (``hooks.keep(artifact)``).
+    code (``hooks.keep(artifact)``). Each stage is announced to ``ti.watch_compiles``
+    listeners (``compiler/progress.py``).
     """
+    with progress.compiling(request.name):
+        return _compile(request, hooks)
+
+
+def _compile(request: CompileRequest, hooks) -> tuple[object, Stages, dict]:
     started = time.perf_counter()
     backend = request.backend
     kernel, inputs = trace(request)
     kernel.report["written_arguments"] = written_arguments(kernel.block, request.params)
     ir_text = format_block(kernel.block)
-    records = pipeline.run(kernel, request.options, backend.capabilities, backend.passes)
+    passes = progress.announced(request.name, backend.passes)
+    records = pipeline.run(kernel, request.options, backend.capabilities, passes)
     ir_optimized = format_block(kernel.block)
     annotate = line_map(kernel)
     returns = return_count(request.return_type)
     layout = backend.arg_layout(request.params, kernel.report["written_arguments"], returns)
     prefix = hooks.prefix(inputs) if hooks is not None else None
+    progress.announce(request.name, "generating LLVM IR")
     module_text, artifact = backend.generate(kernel, request.options, layout.offsets, prefix)
     keep = hooks is not None and hooks.wants_object
+    progress.announce(request.name, "LLVM: optimising and emitting code")
     entry, optimized = backend.load(module_text, artifact, keep_code=keep)
     if keep:
         hooks.keep(artifact)
