@@ -27,6 +27,7 @@ import dataclasses
 import types as pytypes
 from collections.abc import Mapping
 
+from ti_notebook.passes import task_description
 from ti_notebook.passes.pipeline import PassRecord
 
 
@@ -139,6 +140,9 @@ class Task:
     # (op, a, b); ti.profiler evaluates it with a call's arguments (passes/offload.py)
     range_formula: tuple | None = None
     sparse: bool = False  # a struct-for over sparse cells: ``range`` bounds what it visits
+    # what it does in plain words: "parallel loop over the cells of x (dense 64x64)";
+    # what the summary line and the profiler should show (passes/task_description.py)
+    description: str = ""
 
     @classmethod
     def from_dict(cls, d: dict) -> Task:
@@ -156,6 +160,7 @@ class Task:
             d.get("flop_dtype"),
             _tuples(d.get("range_formula")),
             bool(d.get("sparse", False)),
+            description=d.get("description") or _fallback_description(d),
         )
 
     def to_dict(self) -> dict:
@@ -173,11 +178,23 @@ class Task:
                 out[name] = getattr(self, name)
         if self.sparse:
             out["sparse"] = True
+        if self.description:
+            out["description"] = self.description
         if self.traffic:
             out["traffic"] = [t.to_dict() for t in self.traffic]
         if self.warp_accesses:
             out["warp_accesses"] = [a.to_dict() for a in self.warp_accesses]
         return out
+
+
+def _fallback_description(d: dict) -> str:
+    """The words for a task of a report stored before tasks had them (offline cache)."""
+    span = d.get("range")
+    if d["kind"] == "struct_for":
+        return task_description.describe(
+            "struct_for", subject=d.get("field"), sparse=bool(d.get("sparse"))
+        )
+    return task_description.describe(d["kind"], span=None if span is None else tuple(span))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,6 +17,7 @@ from ti_notebook.ir import transform
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
+from ti_notebook.passes import task_description
 
 _CLONABLE = (ir.ConstStmt, ir.ArgLoadStmt, ir.ExternalShapeStmt)
 
@@ -161,7 +162,22 @@ def _describe(task: ir.OffloadedStmt) -> dict:
         formula = (range_formula(task.begin), range_formula(task.end))
         if None not in formula and info["range"] != formula:
             info["range_formula"] = formula
+    info["description"] = _plain_words(task, info.get("range"))
     return info
+
+
+def _plain_words(task: ir.OffloadedStmt, span: tuple | None) -> str:
+    """What the task does, for people (``passes/task_description.py``)."""
+    if task.kind == "serial":
+        return task_description.describe("serial")
+    if task.kind == "struct_for":
+        levels, sparse = task_description.levels_of(task.field)
+        subject = task_description.subject_of(task.field)
+        return task_description.describe(
+            "struct_for", subject=subject, levels=levels, sparse=sparse
+        )
+    loop = task_description.loop_header(task.pos.line_text) if task.pos is not None else None
+    return task_description.describe("range_for", loop=loop, span=span)
 
 
 # integer operations a loop bound is computed with (ndrange products, offsets, clamps)
