@@ -14,8 +14,11 @@ the window are drawn; the title names the threads idle in it. A bar shorter than
 :data:`MIN_BAR_PX` pixels is drawn that wide and marked with a small triangle.
 
 Every bar carries a ``gid`` (``launch-L``, ``span-L-T-thread``, ``busy-L-T-thread``,
-``compile-N``; a widened bar's triangle ``tiny-`` followed by the bar's gid), so a test
-or a script can find the bar of one task's thread.
+``compile-N``), so a test or a script can find the bar of one task's thread (a window
+with more than :data:`MAX_SEPARATE_BARS` bars draws one collection per kind instead,
+``span-bars``, ``busy-bars``, ``launch-bars``, ``compile-bars``). The
+triangles over a row's widened bars are one marker line, ``tiny-launches``,
+``tiny-compile-load`` or ``tiny-thread-T``.
 
     >>> from ti_notebook.widgets.timeline_plot import timeline_figure
     >>> fig = timeline_figure(launches=(), spans=())
@@ -25,8 +28,11 @@ or a script can find the bar of one task's thread.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
@@ -38,6 +44,7 @@ from ti_notebook.widgets.timeline_window import TimeWindow, around
 __all__ = [
     "EMPTY",
     "MAX_LAUNCHES",
+    "MAX_SEPARATE_BARS",
     "check_launch",
     "MIN_BAR_PX",
     "SESSION",
@@ -60,10 +67,14 @@ MAX_LAUNCHES = 400
 SESSION = "session"
 # the narrowest bar drawn, in pixels at the 96 dpi of the widget's PNG
 MIN_BAR_PX = 2
+# more bars than this in the window (a wide window over many launches) are drawn as one
+# collection per kind, without a gid per bar: thousands of patches take seconds
+MAX_SEPARATE_BARS = 600
 _FIG_WIDTH_IN = 9.0
 # tall enough that a lane's label, its pale span and its busy bar are all readable
 _LANE_IN = 0.5
 _FIRST_EVENT = "the first event"
+_COMPILE, _LAUNCHES = "compile / load", "launches"
 
 
 def specialisation_colours(launches: Sequence) -> dict[str, str]:
@@ -251,51 +262,51 @@ def timeline_figure(
             if view.overlaps(s.start_ns, s.end_ns)
         }
     )
-    rows = (["compile / load"] if shown_spans else []) + ["launches"]
+    rows = ([_COMPILE] if shown_spans else []) + [_LAUNCHES]
     rows += [thread_label(t) for t in threads]
     fig, ax = _frame(view, rows, launches, spans, _note(shown, every_thread - set(threads)))
     # the layout is fixed by now, so the axes' width in inches gives a pixel's width
     axes_in = ax.get_position().width * fig.get_figwidth()
     min_units = (view.end - view.start) * (MIN_BAR_PX / 96) / axes_in
     y_of = {name: k for k, name in enumerate(rows)}
+    tips: dict[str, list[float]] = {}  # row -> x of each widened bar's triangle
+    bars: list[tuple] = []  # (gid, x, bottom, width, height, face colour, chosen)
 
-    def bar(y: float, start_ns: float, length_ns: float, height: float, mark: bool, **style):
+    def bar(row: str, start_ns: float, length_ns: float, height: float, mark: bool, *args):
         x, width = view.to_unit(start_ns), max(length_ns, 0) / view.ns_per_unit
-        tiny = width < min_units
-        rect = Rectangle((x, y - height / 2), max(width, min_units), height, **style)
-        ax.add_patch(rect)
-        if tiny and mark:
-            tip = Line2D([x + min_units / 2], [y - height / 2], marker="v", markersize=4)
-            tip.set(color="black", linestyle="none", gid=f"tiny-{style['gid']}")
-            ax.add_line(tip)
-        return rect
+        bars.append((args[0], x, y_of[row] - height / 2, max(width, min_units), height, *args[1:]))
+        if width < min_units and mark:
+            tips.setdefault(row, []).append(x + min_units / 2)
+        return x, max(width, min_units)
 
     for n, span in shown_spans:
         colour = _SPAN_COLOURS.get(span.name, "0.6")
-        row = y_of["compile / load"]
-        bar(row, span.start_ns, span.duration_ns, 0.7, True, color=colour, gid=f"compile-{n}")
+        bar(_COMPILE, span.start_ns, span.duration_ns, 0.7, True, f"compile-{n}", colour, False)
     colours = specialisation_colours(launches)
     for position, event in shown:
         colour = colours[event.specialisation]
-        outline = _edge(highlight == (position, None))
-        style = {"facecolor": colour, "gid": f"launch-{position}", **outline}
-        rect = bar(y_of["launches"], event.start_ns, event.duration_ns, 0.7, True, **style)
-        _name_launch(ax, view, rect, launch_name(event))
+        chosen = highlight == (position, None)
+        gid = f"launch-{position}"
+        x, width = bar(_LAUNCHES, event.start_ns, event.duration_ns, 0.7, True, gid, colour, chosen)
+        _name_launch(ax, view, x, width, y_of[_LAUNCHES], launch_name(event))
         for task in event.tasks:
-            edge = _edge(highlight == (position, task.index))
+            chosen = highlight == (position, task.index)
             for s in task.threads:
                 if s.thread not in threads:
                     continue
-                y = y_of[thread_label(s.thread)]
-                tag = f"{position}-{task.index}-{s.thread}"
-                pale = {"facecolor": colour, "alpha": 0.35, "gid": f"span-{tag}", **edge}
-                bar(y, s.start_ns, s.end_ns - s.start_ns, 0.7, True, **pale)
-                bar(y, s.start_ns, s.busy_ns, 0.35, False, facecolor=colour, gid=f"busy-{tag}")
+                row, tag = thread_label(s.thread), f"{position}-{task.index}-{s.thread}"
+                # the face alone is pale: an outline of the chosen task stays black
+                pale = to_rgba(colour, 0.35)
+                bar(row, s.start_ns, s.end_ns - s.start_ns, 0.7, True, f"span-{tag}", pale, chosen)
+                bar(row, s.start_ns, s.busy_ns, 0.35, False, f"busy-{tag}", colour, False)
+    _place(ax, bars)
+    for row, xs in tips.items():
+        # one artist per row: thousands of separate markers would take seconds to draw
+        name = re.sub(r"[^a-z0-9]+", "-", row.split(" (")[0])  # "thread-0", "compile-load"
+        line = Line2D(xs, [y_of[row] - 0.35] * len(xs), marker="v", markersize=4)
+        line.set(color="black", linestyle="none", clip_on=False, gid=f"tiny-{name}")
+        ax.add_line(line)
     return fig
-
-
-def _edge(chosen: bool) -> dict:
-    return {"edgecolor": "black", "linewidth": 1.5} if chosen else {"linewidth": 0}
 
 
 def _note(shown: list, idle: set[int]) -> str:
@@ -326,7 +337,7 @@ def _frame(
     names = {s.name for s in spans}
     handles += [Patch(color=c, label=n) for n, c in _SPAN_COLOURS.items() if n in names]
     handles += [
-        Patch(facecolor="0.5", alpha=0.35, label="thread's span"),
+        Patch(facecolor=to_rgba("0.5", 0.35), label="thread's span"),
         Patch(facecolor="0.5", label="busy in it (half height)"),
         Line2D([], [], color="black", marker="v", linestyle="none", label="widened to 2 px"),
     ]
@@ -336,13 +347,35 @@ def _frame(
     return fig, ax
 
 
-def _name_launch(ax, view: TimeWindow, rect: Rectangle, name: str) -> None:
+def _name_launch(ax, view: TimeWindow, x: float, width: float, y: float, name: str) -> None:
     """Writes the launch's name on its bar when the visible part is wide enough."""
-    left = max(rect.get_x(), view.start)
-    right = min(rect.get_x() + rect.get_width(), view.end)
+    left, right = max(x, view.start), min(x + width, view.end)
     if right - left >= 0.15 * (view.end - view.start):
-        y = rect.get_y() + rect.get_height() / 2
         ax.text((left + right) / 2, y, name, ha="center", va="center", fontsize="x-small")
+
+
+def _place(ax, bars: list[tuple]) -> None:
+    """Adds the bars: one Rectangle each (with its gid) when there are at most
+    :data:`MAX_SEPARATE_BARS`, else one collection per kind (``span-bars``...), since
+    thousands of separate patches take seconds to build and draw."""
+    if len(bars) <= MAX_SEPARATE_BARS:
+        for gid, x, bottom, width, height, face, chosen in bars:
+            edge = {"edgecolor": "black", "linewidth": 1.5} if chosen else {"linewidth": 0}
+            ax.add_patch(Rectangle((x, bottom), width, height, facecolor=face, gid=gid, **edge))
+        return
+    kinds: dict[str, list[tuple]] = {}
+    for one in bars:
+        kinds.setdefault(one[0].split("-")[0], []).append(one)
+    for kind, group in kinds.items():
+        corners = [[(x, b), (x + w, b), (x + w, b + h), (x, b + h)] for _, x, b, w, h, *_ in group]
+        collection = PolyCollection(
+            corners,
+            facecolors=[one[5] for one in group],
+            edgecolors=["black" if one[6] else "none" for one in group],
+            linewidths=[1.5 if one[6] else 0 for one in group],
+            gid=f"{kind}-bars",
+        )
+        ax.add_collection(collection, autolim=False)
 
 
 def total_ms(launches: Sequence, spans: Sequence = ()) -> float:

@@ -133,7 +133,7 @@ class Timeline:
         self, launches: Sequence | None = None, spans: Sequence | None = None, launch: int = -1
     ):
         self._given, self._start = (launches, spans), launch
-        self._quiet = False
+        self._quiet, self._strict = False, True
         self.window: TimeWindow | None = None
         self.launch = widgets.Dropdown(description="launch")
         self.tasks = widgets.Dropdown(description="task")
@@ -160,6 +160,7 @@ class Timeline:
             ]
         )
         self.refresh()
+        self._strict = False
         self.launch.observe(lambda c: self._chosen(c.new, None), names="value")
         self.tasks.observe(lambda c: self._chosen(*(c.new or (None, None))), names="value")
         self.width.observe(lambda c: self._resized(c.new), names="value")
@@ -197,7 +198,11 @@ class Timeline:
             self._quiet = True
             self.width.max = max(math.log10(self._session.width_ns / 1e3), 0.5)
             self._quiet = False
-            self.show(self._start)
+            # a bad launch=N is an error when the view is made; a later, shorter trace
+            # (cleared and re-run) opens on its last launch instead
+            count = len(self.launches)
+            fits = -count <= self._start < count
+            self.show(self._start if fits or self._strict else -1)
         elif self.spans:
             self._session = session_window((), self.spans)
             self._set_window(self._session)

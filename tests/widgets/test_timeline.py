@@ -226,11 +226,18 @@ def test_tiny_bars_get_the_minimum_width():
     assert pixels["span-0-1-1"] == pytest.approx(MIN_BAR_PX)  # 10 ns of 1.2 ms
     # the long task keeps its true width: 100 µs of 1.2 ms
     assert pixels["span-1-0-0"] == pytest.approx(axes_px / 12) and axes_px / 12 > 20
+    # one triangle over each widened bar (the 1 µs task is under 2 px too), none over
+    # the long one
     marks = _by_gid(figure, "tiny-")
-    assert "tiny-span-0-1-1" in marks and "tiny-span-1-0-0" not in marks
+
+    def centres(*gids):
+        return [spans[g].get_x() + spans[g].get_width() / 2 for g in gids]
+
+    assert list(marks["tiny-thread-1"].get_xdata()) == pytest.approx(centres("span-0-1-1"))
+    assert list(marks["tiny-thread-0"].get_xdata()) == pytest.approx(centres("span-0-0-0"))
     # zoomed in, the short task is wide and unmarked
     figure = timeline_figure(MADE_UP, launch=0)
-    assert "tiny-span-0-1-1" not in _by_gid(figure, "tiny-")
+    assert "tiny-thread-1" not in _by_gid(figure, "tiny-")
 
 
 def test_an_empty_profile_says_so():
@@ -248,3 +255,27 @@ def test_an_empty_profile_says_so():
 def test_cleared_profile_is_empty_too(profiled):
     ti.profiler.clear_kernel_profiler_info()
     assert [t.get_text() for t in timeline_figure().axes[0].texts] == [EMPTY]
+
+
+def test_a_crowded_window_draws_collections():
+    # 200 launches of 2 tasks on 2 threads: 200 + 200 * 2 * 2 * 2 bars in the session
+    crowd = [
+        _launch(
+            n,
+            n * 10_000,
+            [
+                (
+                    n * 10_000,
+                    n * 10_000 + 1_000,
+                    [(t, n * 10_000, n * 10_000 + 900, 500) for t in (0, 1)],
+                )
+            ]
+            * 2,
+        )
+        for n in range(200)
+    ]
+    figure = timeline_figure(crowd, window=SESSION)
+    gids = {c.get_gid() for c in figure.axes[0].collections}
+    assert {"span-bars", "busy-bars", "launch-bars"} <= gids
+    assert not _by_gid(figure, "span-")  # no separate patches
+    assert len(_by_gid(timeline_figure(crowd), "span-")) == 4  # one launch: separate bars
