@@ -224,27 +224,33 @@ class Tuner:
     def _run_sweep(self, settings: list[dict], should_stop, text: bool) -> None:
         total = len(settings) * (self.repeat + 1)
         self.progress.start(total, text=text)
-        self.sweep_button.disabled = True
+        self._enable(False)
 
         def stop() -> bool:
             return self.progress.should_stop() or bool(should_stop and should_stop())
 
+        measured: list[Measurement] = []
         try:
             measured = self._record(
                 self._settings(settings, progress=self.progress.update, should_stop=stop)
             )
         except Stopped:
-            measured = []
-        finally:
+            pass
+        finally:  # an error in the kernel still leaves the controls usable
             self._sweeping = None
-            self.sweep_button.disabled = False
-        stopped = " (stopped)" if stop() else ""
-        self.progress.finish(f"sweep{stopped}: {len(measured)} of {len(settings)} settings")
+            self._enable(True)
+            stopped = " (stopped)" if stop() else ""
+            self.progress.finish(f"sweep{stopped}: {len(measured)} of {len(settings)} settings")
         best = self.apply_best()
         if best is not None:
             self._show(best.options)
             self.latest = dict(best.options)
         self._redraw()
+
+    def _enable(self, enabled: bool) -> None:
+        """Controls and the sweep button are off while a sweep moves the kernel."""
+        for control in (*self.controls.values(), self.sweep_button):
+            control.disabled = not enabled
 
     def _record(self, measured: list[Measurement]) -> list[Measurement]:
         """Adds or replaces each setting's row, then gives slow rows their cause."""

@@ -59,7 +59,7 @@ def test_should_stop_ends_a_sweep_with_the_settings_measured(prepared):
     asked = []
 
     def should_stop() -> bool:
-        asked.append(1)
+        asked.append(tuner.controls["block_dim"].disabled and tuner.sweep_button.disabled)
         return len(asked) > 3 + 4  # first calls, then after four samples
 
     tuner.sweep(should_stop)
@@ -67,6 +67,8 @@ def test_should_stop_ends_a_sweep_with_the_settings_measured(prepared):
     assert sorted(r.samples_n for r in tuner.results) == [1, 1, 2]
     assert "stopped" in tuner.progress.label.value
     assert tuner.progress.stop_button.disabled
+    assert all(asked)  # the controls were off while the sweep ran, and are back on
+    assert not tuner.controls["block_dim"].disabled and not tuner.sweep_button.disabled
     assert tuner.choice == dict(tuner.best().options)
 
 
