@@ -11,7 +11,9 @@ and 6).
 - :func:`tune` / :func:`tune_figure`: time a kernel against its loop options, live;
 - :func:`timeline` / :func:`timeline_figure`: the kernel profiler's launches per thread;
 - :func:`occupancy` / :func:`occupancy_figure`: a CUDA kernel's theoretical occupancy
-  against block_dim, and what limits it.
+  against block_dim, and what limits it;
+- :func:`roofline` / :func:`roofline_figure`: each task's FLOPs per byte and GFLOP/s
+  against this machine's measured ceilings (or a GPU's published ones).
 
     >>> import ti_notebook as ti
     >>> from ti_notebook.widgets import layout, layout_figure
@@ -24,6 +26,7 @@ and 6).
 from ti_notebook.widgets.bls_view import BlsView, bls, bls_figure
 from ti_notebook.widgets.layout_view import LayoutView, layout, layout_figure
 from ti_notebook.widgets.occupancy_view import OccupancyView, occupancy, occupancy_figure
+from ti_notebook.widgets.roofline_view import RooflineView, roofline, roofline_figure
 from ti_notebook.widgets.timeline_plot import timeline_figure
 from ti_notebook.widgets.timeline_view import Timeline, timeline
 from ti_notebook.widgets.tuner import Tuner, tune
@@ -35,6 +38,7 @@ __all__ = [
     "LayoutView",
     "Measurement",
     "OccupancyView",
+    "RooflineView",
     "Timeline",
     "Tuner",
     "bls",
@@ -43,6 +47,8 @@ __all__ = [
     "layout_figure",
     "occupancy",
     "occupancy_figure",
+    "roofline",
+    "roofline_figure",
     "timeline",
     "timeline_figure",
     "tune",
