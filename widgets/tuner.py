@@ -226,8 +226,12 @@ class Tuner:
         self.progress.start(total, text=text)
         self._enable(False)
 
+        said: list[bool] = []  # whether a stop was asked for, once it was
+
         def stop() -> bool:
-            return self.progress.should_stop() or bool(should_stop and should_stop())
+            if self.progress.should_stop() or bool(should_stop and should_stop()):
+                said.append(True)
+            return bool(said)
 
         measured: list[Measurement] = []
         try:
@@ -239,7 +243,7 @@ class Tuner:
         finally:  # an error in the kernel still leaves the controls usable
             self._sweeping = None
             self._enable(True)
-            stopped = " (stopped)" if stop() else ""
+            stopped = " (stopped)" if said else ""
             self.progress.finish(f"sweep{stopped}: {len(measured)} of {len(settings)} settings")
         best = self.apply_best()
         if best is not None:
