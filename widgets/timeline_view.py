@@ -126,7 +126,25 @@ class Timeline:
     ``launches`` and ``spans`` are what it draws, ``window`` the visible
     :class:`~.timeline_window.TimeWindow` (None for an empty profile), ``launch`` and
     ``tasks`` the Dropdowns, ``width`` the zoom slider, ``details`` the chosen item's
-    table, ``widget`` the whole view.
+    table, ``widget`` the whole view. ``show``, ``zoom``, ``pan`` and ``show_session``
+    do what the Dropdowns and buttons do.
+
+        >>> from types import SimpleNamespace as E
+        >>> span = E(thread=0, start_ns=0, end_ns=40_000, busy_ns=30_000)
+        >>> task = E(index=0, kind="serial", loop_config={}, start_ns=0, end_ns=40_000,
+        ...          duration_ns=40_000, iterations=None, bytes=None, gbps=None,
+        ...          threads=(span,))
+        >>> run = E(kernel="k", specialisation="k", launch=0, device="cpu", start_ns=0,
+        ...         end_ns=40_000, duration_ns=40_000, tasks=(task,), bytes=None)
+        >>> view = Timeline([run])
+        >>> view.window.start, view.window.end, view.window.unit
+        (-4.0, 44.0, 'µs')
+        >>> view.zoom(1)  # 4 times narrower, same centre
+        >>> view.window.start, view.window.end, view.pan_step_ns
+        (14.0, 26.0, 3000.0)
+        >>> view.pan(-1)
+        >>> view.window.start
+        11.0
     """
 
     def __init__(
@@ -205,6 +223,7 @@ class Timeline:
             self.show(self._start if fits or self._strict else -1)
         elif self.spans:
             self._session = session_window((), self.spans)
+            self._choose(None, None)
             self._set_window(self._session)
         else:
             self.window = None
