@@ -18,6 +18,8 @@ import ti_notebook as ti
 
 
 def positive_int(text: str) -> int:
+    """The value of ``--parallelize N`` / ``--block-dim N`` (argparse's type), e.g.
+    ``positive_int("4") == 4``; anything else is a usage error."""
     try:
         value = int(text)
     except ValueError:
@@ -33,6 +35,7 @@ def compiles_now(kernel) -> bool:
 
 
 def asks_for_help(line: str) -> bool:
+    """``-h`` or ``--help`` among the magic line's words (``asks_for_help("-h")``)."""
     return any(token in ("-h", "--help") for token in line.split())
 
 

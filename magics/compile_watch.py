@@ -157,10 +157,10 @@ class CellProgress:
     def _draw(self, kernel: str, text: str, final: bool = False) -> None:
         if final and kernel not in self.handles:
             return  # never shown: nothing to replace
-        if self._terminal:
-            pad = " " * max(self._width - len(text), 0)
-            end = "\n" if final and text else ""
-            sys.stderr.write(f"\r{text}{pad}" + ("\r" if final and not text else end))
+        if self._terminal:  # one line redrawn in place, wiped at the end: the summary
+            # line (or the interrupt's) follows as usual
+            shown = "" if final else text
+            sys.stderr.write(f"\r{shown}{' ' * max(self._width - len(shown), 0)}\r")
             sys.stderr.flush()
             self._width = 0 if final else len(text)
             self.handles[kernel] = None

@@ -9,11 +9,16 @@ from ti_notebook.magics import report
 
 MODULES = [
     "ti_notebook.magics",
+    "ti_notebook.magics.annotate_view",
     "ti_notebook.magics.cell",
     "ti_notebook.magics.cell_errors",
+    "ti_notebook.magics.cell_options",
+    "ti_notebook.magics.compile_watch",
     "ti_notebook.magics.kernelspec",
+    "ti_notebook.magics.layout_option",
     "ti_notebook.magics.profile",
     "ti_notebook.magics.report",
+    "ti_notebook.magics.report_view",
 ]
 
 
