@@ -35,6 +35,10 @@ DEFAULT_WINDOW = {1: (64,), 2: (32, 32), 3: (4, 16, 16)}
 # and the whole visit order of a large field would take seconds to compute
 VISIT_LIMIT = 1 << 16
 LOOP_KINDS = ("struct-for", "ndrange")
+# orders a kernel's loop runs in once interchange_loops rewrote it (its report says so)
+FIRST_AXIS_FASTEST = "ndrange as compiled: first axis fastest"
+STRIPS = "as compiled: strips of {n} first indices, second index outside"
+SOURCE_ORDER = "ndrange in source order (the compiler interchanged this loop)"
 _STRUCT_FOR = re.compile(r"= struct_for (\w+)")  # a loop in the printed IR
 
 
@@ -65,7 +69,7 @@ class LayoutData:
     cache_lines: np.ndarray  # address // 64
     blocks: tuple[tuple[int, ...], ...]  # cells of upper levels to outline, outer first
     byte_strip: tuple[ByteSlot, ...]  # the first cache line of the tree, by field
-    loop: str | None = None  # "struct-for" | "ndrange" | None
+    loop: str | None = None  # "struct-for" | "ndrange" | an interchanged order | None
     # field indices in the loop's visit order (all of the field, not only the window)
     visit: np.ndarray | None = None
     # visit position of each window cell (-1: none), and distinct lines after n visits
@@ -154,17 +158,63 @@ def loop_kind(field: ti.Field, loop) -> str | None:
         return loop
     if isinstance(loop, ti.Kernel):
         try:
-            looped = struct_for_fields(loop)
+            report = kernel_report(loop, field)
+            looped = struct_for_fields(loop, report)
         except TiError:  # template/ndarray parameters and no call yet
             return "ndrange"
-        return "struct-for" if field.name in looped else "ndrange"
+        if field.name in looped:
+            return "struct-for"
+        return _interchanged(report, field) or "ndrange"
     raise TiTypeError(
         f"loop={loop!r} is neither a loop order nor a kernel",
         hint="pass loop='struct-for', loop='ndrange' or a @ti.kernel",
     )
 
 
-def struct_for_fields(kernel: ti.Kernel) -> set[str]:
+def kernel_report(kernel: ti.Kernel, field: ti.Field):
+    """The report of ``kernel``'s specialisation that touches ``field``: a compiled one
+    whose traffic names it, else the one ``kernel(field)`` selects (a kernel taking the
+    field as its one template argument), else ``kernel.report``.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> x = ti.field(ti.f32, shape=(4, 4), name="x")
+        >>> @ti.kernel
+        ... def inc(a: ti.template()):
+        ...     for i, j in ti.ndrange(4, 4):
+        ...         a[i, j] += 1
+        >>> kernel_report(inc, x).tasks[-1].traffic[0].name
+        'x'
+    """
+    for stages in reversed(list(kernel.specialisations.values())):
+        report = stages["report"]
+        if any(t.name == field.name for task in report.tasks for t in task.traffic):
+            return report
+    try:
+        return kernel.stages(field)["report"]
+    except (TiError, TypeError):  # other parameters: the last or only specialisation
+        return kernel.report
+
+
+def _interchanged(report, field: ti.Field) -> str | None:
+    """The order interchange_loops gave the task over ``field`` (None: as written)."""
+    tasks = [
+        task
+        for task in report.tasks
+        if task.kind == "range_for" and any(t.name == field.name for t in task.traffic)
+    ]
+    orders = {getattr(task, "interchange", None) for task in tasks}
+    if len(orders) != 1 or len(field.shape) != 2:
+        return SOURCE_ORDER if "interchange_loops" in report["passes"] and tasks else None
+    (order,) = orders
+    if order is None:
+        return SOURCE_ORDER if "interchange_loops" in report["passes"] else None
+    if order[0] == "axes":
+        return FIRST_AXIS_FASTEST
+    return STRIPS.format(n=order[1]) if order[0] == "strips" else SOURCE_ORDER
+
+
+def struct_for_fields(kernel: ti.Kernel, report=None) -> set[str]:
     """Names of the fields ``kernel``'s struct-fors loop over.
 
     The report names the field of each parallel struct-for task; a serialised one
@@ -182,7 +232,8 @@ def struct_for_fields(kernel: ti.Kernel) -> set[str]:
         >>> struct_for_fields(fill)
         {'x'}
     """
-    names = {t.field for t in kernel.report.tasks if t.kind == "struct_for" and t.field}
+    report = kernel.report if report is None else report
+    names = {t.field for t in report.tasks if t.kind == "struct_for" and t.field}
     return names | set(_STRUCT_FOR.findall(kernel.stages()["ir"]))
 
 
@@ -201,7 +252,17 @@ def visit_order(field: ti.Field, kind: str, limit: int | None = None) -> np.ndar
     if kind == "struct-for":
         return plan.visit_order(limit=limit)
     count = math.prod(plan.shape) if limit is None else min(limit, math.prod(plan.shape))
-    return np.stack(np.unravel_index(np.arange(count), plan.shape), axis=1)
+    steps = np.arange(count)
+    if kind == FIRST_AXIS_FASTEST:
+        return np.stack(np.unravel_index(steps, plan.shape, order="F"), axis=1)
+    strips = re.fullmatch(STRIPS.format(n=r"(\d+)"), kind)
+    if strips:  # for each strip of n rows: for j: for i in the strip
+        n, (rows, cols) = int(strips.group(1)), plan.shape
+        strip = steps // (n * cols)
+        height = np.minimum(n, rows - strip * n)  # the last strip may be shorter
+        step = steps - strip * n * cols
+        return np.stack([strip * n + step % height, step // height], axis=1)
+    return np.stack(np.unravel_index(steps, plan.shape), axis=1)
 
 
 def lines_after(visited_addresses: np.ndarray) -> np.ndarray:

@@ -7,7 +7,10 @@ visit) on hover without any JavaScript, a test can count the cells, and a 32×32
 takes a few milliseconds instead of matplotlib's quarter second. It draws what
 :func:`~ti_notebook.widgets.layout_draw.draw` draws (the figure for scripts): colour by
 memory order, white cache-line edges, black block outlines, the loop's first N cells,
-and the byte strip of the tree's first cache line.
+and the byte strip of the tree's first cache line. Its text and the strip's background
+use ``currentColor`` and the shared theme style (``render.THEME_STYLE``), so the title
+reads in JupyterLab's light and dark themes alike (inline: the theme's text colour; as an
+``<img>``: mid-grey).
 
     >>> import ti_notebook as ti
     >>> from ti_notebook.widgets.layout_data import layout_data
@@ -27,6 +30,7 @@ import numpy as np
 
 from .layout_data import CACHE_LINE, LayoutData
 from .layout_draw import COLORMAP, LABEL_LIMIT, _block_ids, _edges, _grids, _picture_blocks, title
+from .render import THEME_CLASS, THEME_STYLE
 
 CELL = 18  # pixels per cell
 GAP = 24  # pixels between the slices of a 3-D field
@@ -51,6 +55,14 @@ def _path(segments, x0: float, y0: float) -> str:
     return " ".join(
         f"M{x0 + a[0] * CELL:g} {y0 + a[1] * CELL:g}L{x0 + b[0] * CELL:g} {y0 + b[1] * CELL:g}"
         for a, b in segments
+    )
+
+
+def _text(x: float, y: float, size: int, words: str) -> str:
+    """A caption in the theme's text colour (``currentColor``)."""
+    return (
+        f'<text x="{x:g}" y="{y:g}" font-size="{size}" fill="currentColor">'
+        f"{html.escape(words)}</text>"
     )
 
 
@@ -112,7 +124,8 @@ def _strip(data: LayoutData, y0: float) -> list[str]:
     palette = matplotlib.colormaps["tab10"]
     names = [data.name, *sorted({slot.field for slot in data.byte_strip} - {data.name})]
     parts = [
-        f'<rect x="0" y="{y0}" width="{CACHE_LINE * BYTE}" height="{STRIP_HEIGHT}" fill="#eeeeee"/>'
+        f'<rect x="0" y="{y0}" width="{CACHE_LINE * BYTE}" height="{STRIP_HEIGHT}" '
+        'fill="currentColor" fill-opacity="0.1"/>'
     ]
     for slot in data.byte_strip:
         r, g, b, _ = palette(names.index(slot.field) % 10)
@@ -126,9 +139,7 @@ def _strip(data: LayoutData, y0: float) -> list[str]:
             f"<title>{hover}</title></rect>"
         )
     caption = "bytes of the tree's first cache line (hover: which element)"
-    parts.append(
-        f'<text x="0" y="{y0 + STRIP_HEIGHT + 13}" font-size="10" fill="#444">{caption}</text>'
-    )
+    parts.append(_text(0, y0 + STRIP_HEIGHT + 13, 10, caption))
     return parts
 
 
@@ -140,17 +151,12 @@ def layout_svg(data: LayoutData, iterations: int | None = None) -> str:
     caption = title(data, iterations).split("\n")
     top = TITLE_LINE * len(caption) + 8
     width = len(grids) * cols * CELL + (len(grids) - 1) * GAP
-    parts = [
-        f'<text x="0" y="{TITLE_LINE * (k + 1) - 4}" font-size="12">{html.escape(line)}</text>'
-        for k, line in enumerate(caption)
-    ]
+    parts = [_text(0, TITLE_LINE * (k + 1) - 4, 12, line) for k, line in enumerate(caption)]
     for n, (slice_caption, where, origin) in enumerate(grids):
         x0 = n * (cols * CELL + GAP)
         y0 = top + (TITLE_LINE if slice_caption else 0)
         if slice_caption:
-            parts.append(
-                f'<text x="{x0}" y="{top + 11}" font-size="10">{html.escape(slice_caption)}</text>'
-            )
+            parts.append(_text(x0, top + 11, 10, slice_caption))
         parts.extend(_grid(data, where, origin, x0, y0, iterations))
     strip_top = top + (TITLE_LINE if len(grids) > 1 else 0) + rows * CELL + 12
     parts.extend(_strip(data, strip_top))
@@ -158,7 +164,7 @@ def layout_svg(data: LayoutData, iterations: int | None = None) -> str:
     height = strip_top + STRIP_HEIGHT + 18
     body = "\n".join(parts)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="ti-layout" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="ti-layout {THEME_CLASS}" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">{THEME_STYLE}\n'
         f"{body}\n</svg>"
     )

@@ -9,8 +9,10 @@ byte address and cache line. The picture is SVG written cell by cell
 address, cache line and iteration; :func:`layout_figure` draws the same for scripts.
 
 The returned :class:`LayoutView` displays as the widget in a live kernel; its mime
-bundle also carries the SVG picture and a text line, so nbval and exported notebooks,
-which cannot run widgets, still show it.
+bundle also carries the SVG picture, a PNG of it and a text line, so nbval and exported
+notebooks, which cannot run widgets, still show it. JupyterLab shows the PNG where the
+widget's model is gone (a notebook saved without widget state) and in an untrusted
+notebook, where it shows neither SVG nor widgets.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -23,6 +25,8 @@ which cannot run widgets, still show it.
 
 from __future__ import annotations
 
+import base64
+
 import ipywidgets as w
 
 import ti_notebook as ti
@@ -31,6 +35,7 @@ from ti_notebook.errors import TiValueError
 from .layout_data import LayoutData, layout_data
 from .layout_draw import draw
 from .layout_svg import layout_svg
+from .render import png_bytes
 
 FIRST_ITERATIONS = 16  # a 64-byte line of f32: whether the loop walks along memory shows
 
@@ -181,6 +186,7 @@ class LayoutView:
         # the widget view for live kernels, the SVG for nbval and exported notebooks
         bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["image/svg+xml"] = self.svg()
+        bundle["image/png"] = base64.b64encode(png_bytes(self.figure())).decode("ascii")
         bundle["text/plain"] = f"<ti_notebook.widgets.layout: {self.data.describe()}>"
         return bundle
 

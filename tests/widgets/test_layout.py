@@ -6,8 +6,10 @@ row- and column-major; the SVG is the same bytes every time; the widget's slider
 buttons and cell boxes change what it shows; a large field is drawn as a window.
 """
 
+import base64
 import doctest
 import importlib
+import io
 import re
 
 import numpy as np
@@ -15,8 +17,14 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.widgets import LayoutView, layout, layout_figure
-from ti_notebook.widgets.layout_data import layout_data, loop_kind
-from ti_notebook.widgets.render import svg_text
+from ti_notebook.widgets.layout_data import (
+    FIRST_AXIS_FASTEST,
+    STRIPS,
+    kernel_report,
+    layout_data,
+    loop_kind,
+)
+from ti_notebook.widgets.render import png_bytes, svg_text
 
 pytestmark = pytest.mark.cpu
 
@@ -227,6 +235,8 @@ def test_the_mime_bundle_has_the_widget_the_svg_and_text():
     assert bundle["image/svg+xml"].startswith("<svg") and bundle["image/svg+xml"] == view.svg()
     assert view.picture.value == view.svg()  # the live view shows the same SVG
     assert "x: f32[16, 24]" in bundle["text/plain"]
+    # JupyterLab's fallback where the widget's model is gone or the notebook untrusted
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
 
 
 def test_the_slider_changes_the_highlighted_cells_and_the_count():
@@ -297,3 +307,62 @@ def test_a_huge_field_follows_the_loops_first_iterations_only():
     view.slider.value = VISIT_LIMIT
     assert view.count.value == f"{VISIT_LIMIT} iterations touched {VISIT_LIMIT // 16} cache lines"
     assert f"of the first {VISIT_LIMIT:,} the view follows" in view.svg()
+
+
+def test_svgs_use_the_themes_colours_not_black_on_white():
+    # matplotlib's SVG: text stays <text>, none of it or the axes hard-coded black, no
+    # white background; the layout's own SVG: its captions in the theme's colour
+    svg = svg_text(layout_figure(*_aos(), loop="struct-for", iterations=3))
+    assert "#000000" not in svg and "<text" in svg and "currentColor" in svg
+    assert "fill: #ffffff" not in re.sub(r"<text[^>]*>", "", svg)  # white labels only
+    assert 'class="ti-figure"' in svg and "text{fill:currentColor}" in svg
+    live = layout(*_aos(), loop="struct-for").svg()
+    captions = re.findall(r'<text x="0"[^>]*>', live)
+    assert captions and all('fill="currentColor"' in c for c in captions)
+    assert "#444" not in live and "#eeeeee" not in live
+
+
+def test_the_png_is_transparent_and_has_no_black_ink():
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png_bytes(layout_figure(*_row_major())))).convert("RGBA")
+    pixels = np.asarray(image)
+    assert pixels[0, 0, 3] == 0 and pixels[-1, -1, 3] == 0  # transparent corners
+    opaque = pixels[pixels[..., 3] > 128][:, :3]
+    neutral_dark = (opaque.max(axis=1) <= 0x55) & (np.ptp(opaque, axis=1) <= 8)
+    assert not neutral_dark.any()  # text and axes are mid-grey, not black
+
+
+def test_the_layout_follows_the_interchanged_order_the_report_records():
+    n = 1024
+    rows, cols = ti.field(ti.f32, name="rows"), ti.field(ti.f32, name="cols")
+    ti.root.dense(ti.i, n).dense(ti.j, n).place(rows)
+    ti.root.dense(ti.j, n).dense(ti.i, n).place(cols)
+
+    @ti.kernel
+    def by_rows(a: ti.template()):
+        for i in range(n):  # a row loop: over cols, run as strips with the loops swapped
+            for j in range(n):
+                a[i, j] += 1
+
+    @ti.kernel
+    def flat(a: ti.template()):
+        for i, j in ti.ndrange(n, n):  # over cols: the flat index splits i fastest
+            a[i, j] += 1
+
+    by_rows(rows), by_rows(cols), flat(cols)
+    (strips,) = [t.interchange for t in kernel_report(by_rows, cols).tasks if t.interchange]
+    assert strips[0] == "strips" and [t.interchange for t in by_rows.report.tasks]
+    assert all(t.interchange is None for t in kernel_report(by_rows, rows).tasks)
+    data = layout_data(cols, loop=by_rows)
+    assert data.loop == STRIPS.format(n=strips[1])
+    # a strip's rows at j = 0, then the same rows at j = 1: the memory order of cols
+    assert data.visit[:3].tolist() == [[0, 0], [1, 0], [2, 0]]
+    assert data.visit[strips[1]].tolist() == [0, 1]
+    assert data.lines_touched(16) == 1
+    assert layout_data(rows, loop=by_rows).loop == "ndrange"  # not interchanged there
+    assert layout_data(rows, loop=by_rows).lines_touched(16) == 1
+    assert [t.interchange for t in kernel_report(flat, cols).tasks][-1] == ("axes",)
+    assert layout_data(cols, loop=flat).loop == FIRST_AXIS_FASTEST
+    assert layout_data(cols, loop=flat).visit[:2].tolist() == [[0, 0], [1, 0]]
+    assert "as compiled" in layout(cols, loop=flat).svg()  # the caption says so

@@ -143,6 +143,10 @@ class Task:
     # what it does in plain words: "parallel loop over the cells of x (dense 64x64)";
     # what the summary line and the profiler should show (passes/task_description.py)
     description: str = ""
+    # the order interchange_loops runs it in (None: as written): ("axes",) an ndrange's
+    # flat index split with the first axis fastest; ("strips", n): n consecutive outer
+    # indices per strip, the inner loop outside them
+    interchange: tuple | None = None
 
     @classmethod
     def from_dict(cls, d: dict) -> Task:
@@ -161,6 +165,7 @@ class Task:
             _tuples(d.get("range_formula")),
             bool(d.get("sparse", False)),
             description=d.get("description") or _fallback_description(d),
+            interchange=_tuples(d.get("interchange")),
         )
 
     def to_dict(self) -> dict:
@@ -173,6 +178,7 @@ class Task:
             "flops_per_iteration",
             "flop_dtype",
             "range_formula",
+            "interchange",
         ):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)

@@ -45,14 +45,21 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
     if not options.advanced_optimization or capabilities.tasks_are_kernels:
         return False
     changed = False
-    for task in kernel.tasks():
+    entries = kernel.report.get("tasks") or []
+    tasks = kernel.tasks()
+    for n, task in enumerate(tasks):
+        order = None
         if _swap_ndrange_axes(task):
+            order = ["axes"]
+        else:
+            shape = _candidate(task)
+            if shape is not None and _favours_outer(task, shape[2]):
+                _strip_and_swap(task, *shape)
+                order = ["strips", STRIP]
+        if order is not None:
             changed = True
-            continue
-        shape = _candidate(task)
-        if shape is not None and _favours_outer(task, shape[2]):
-            _strip_and_swap(task, *shape)
-            changed = True
+            if len(entries) == len(tasks):  # the report's order, for the layout view
+                entries[n]["interchange"] = order
     return changed
 
 
