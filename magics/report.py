@@ -7,13 +7,14 @@ Everything comes from ``kernel.stages(...)`` and its ``report`` (DESIGN.md secti
     ...     "cache": "miss",
     ...     "tasks": [
     ...         {"kind": "serial", "loop_config": {}},
-    ...         {"kind": "struct_for", "field": "x", "loop_config": {"parallelize": 2}},
+    ...         {"kind": "struct_for", "field": "x", "loop_config": {"parallelize": 2},
+    ...          "description": "parallel loop over the cells of x (dense 64)"},
     ...     ],
     ...     "passes": ["offload", "make_thread_local"],
     ... }
     >>> print(summary_line("fill", report))
     fill: compiled in 12.3 ms (cache miss)
-      tasks: serial, struct-for over x [parallelize=2]
+      tasks: parallel loop over the cells of x (dense 64) [parallelize=2]; 1 serial
       passes: offload, make_thread_local
 """
 
@@ -58,10 +59,19 @@ _CACHE_TEXT = {
 
 
 def task_text(task: dict) -> str:
-    """``range-for [block_dim=64]``, ``struct-for over x``, ``serial``."""
-    text = str(task.get("kind", "?")).replace("_", "-")
-    if task.get("field"):
-        text += f" over {task['field']}"
+    """What a task does, in the report's plain words, with its loop_config.
+
+    >>> task_text({"kind": "range_for", "description": "parallel loop over i in [0, 8)",
+    ...            "loop_config": {"block_dim": 64}})
+    'parallel loop over i in [0, 8) [block_dim=64]'
+    >>> task_text({"kind": "struct_for", "field": "x"})  # a report without descriptions
+    'struct-for over x'
+    """
+    text = task.get("description")
+    if not text:
+        text = str(task.get("kind", "?")).replace("_", "-")
+        if task.get("field"):
+            text += f" over {task['field']}"
     config = task.get("loop_config") or {}
     if config:
         text += " [" + ", ".join(f"{k}={v}" for k, v in sorted(config.items())) + "]"
@@ -82,7 +92,7 @@ def summary_line(name: str, report: dict) -> str:
     ms = 1000.0 * float(report.get("compile_time_s") or 0.0)
     cache = report.get("cache", "unknown")
     verb = "loaded" if cache == "hit" else "compiled"
-    tasks = ", ".join(task_text(t) for t in report.get("tasks", [])) or "none"
+    tasks = tasks_text(report.get("tasks", []))
     passes = ", ".join(report.get("passes") or []) or "none"
     head = f"{name}: {verb} in {ms:.1f} ms ({_CACHE_TEXT.get(cache, cache)})"
     line = f"{head} | tasks: {tasks} | passes: {passes}"
@@ -101,6 +111,25 @@ def summary_line(name: str, report: dict) -> str:
         for label, text in (("tasks", tasks), ("passes", passes))
     ]
     return "\n".join(parts)
+
+
+def tasks_text(tasks: list) -> str:
+    """The parallel tasks in words, then how many serial ones run between them (the
+    code around the loops: setup, bounds, results).
+
+        >>> tasks_text([{"kind": "serial"}, {"kind": "range_for",
+        ...             "description": "parallel loop over i in [0, 8)"}, {"kind": "serial"}])
+        'parallel loop over i in [0, 8); 2 serial'
+        >>> tasks_text([{"kind": "serial", "description": "serial code"}])
+        'serial code'
+        >>> tasks_text([])
+        'none'
+    """
+    parallel = [task_text(t) for t in tasks if t.get("kind") != "serial"]
+    serial = len(tasks) - len(parallel)
+    if not parallel:
+        return "serial code" if serial else "none"
+    return "; ".join(parallel) + (f"; {serial} serial" if serial else "")
 
 
 def deferred_line(name: str) -> str:

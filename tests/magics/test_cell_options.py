@@ -93,7 +93,7 @@ def test_no_cache_compiles_without_the_offline_cache(shell, run, cache_dir):
 
 def test_parallelize_and_block_dim_become_loop_defaults(shell, run):
     cell = run(_cell("--parallelize 2 --block-dim 32"))
-    assert "struct-for over x [block_dim=32, parallelize=2]" in cell.stdout, cell.stdout
+    assert "cells of x (dense 256) [block_dim=32, parallelize=2]" in cell.stdout, cell.stdout
     tasks = shell.user_ns["total"].report["tasks"]
     assert tasks[1]["loop_config"] == {"block_dim": 32, "parallelize": 2}
     run("x.fill(1.0)")

@@ -35,7 +35,7 @@ def test_one_line_per_kernel_with_time_cache_tasks_and_passes(run):
     heads = [line.split(":")[0] for line in lines if not line.startswith(" ")]
     assert heads == ["fill", "total"]
     assert re.match(r"fill: (compiled|loaded) in \d+\.\d ms \(cache (miss|hit)\)$", lines[0])
-    assert lines[1] == "  tasks: struct-for over x"
+    assert lines[1] == "  tasks: parallel loop over the cells of x (dense 8)"
     assert lines[2].startswith("  passes: offload")
     assert "make_thread_local" in cell.stdout.split("total:")[1]
     assert all(len(line) <= 100 for line in lines)
