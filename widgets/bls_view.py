@@ -33,7 +33,7 @@ import ti_notebook as ti
 
 from .bls_data import BlsData, bls_data
 from .bls_draw import draw
-from .render import inline_svg, svg_text
+from .render import inline_svg, static_bundle, svg_text
 
 
 def bls_figure(kernel: ti.Kernel, *args, block=0, buffer: int = 0, cell=None, fields=None):
@@ -133,10 +133,9 @@ class BlsView:
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         # the widget view for live kernels, the SVG for nbval and exported notebooks
-        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
-        bundle["image/svg+xml"] = self.svg()
-        bundle["text/plain"] = f"<ti_notebook.widgets.bls: {self.data.describe()}>"
-        return bundle
+        text = f"<ti_notebook.widgets.bls: {self.data.describe()}>"
+        live = self.widget._repr_mimebundle_(**kwargs)
+        return static_bundle(live, self.figure(), text, self.svg())
 
 
 def bls(kernel: ti.Kernel, *args, block=0, fields=None) -> BlsView:

@@ -25,8 +25,6 @@ notebook, where it shows neither SVG nor widgets.
 
 from __future__ import annotations
 
-import base64
-
 import ipywidgets as w
 
 import ti_notebook as ti
@@ -35,7 +33,7 @@ from ti_notebook.errors import TiValueError
 from .layout_data import LayoutData, layout_data
 from .layout_draw import draw
 from .layout_svg import layout_svg
-from .render import png_bytes
+from .render import static_bundle
 
 FIRST_ITERATIONS = 16  # a 64-byte line of f32: whether the loop walks along memory shows
 
@@ -184,11 +182,9 @@ class LayoutView:
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         # the widget view for live kernels, the SVG for nbval and exported notebooks
-        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
-        bundle["image/svg+xml"] = self.svg()
-        bundle["image/png"] = base64.b64encode(png_bytes(self.figure())).decode("ascii")
-        bundle["text/plain"] = f"<ti_notebook.widgets.layout: {self.data.describe()}>"
-        return bundle
+        text = f"<ti_notebook.widgets.layout: {self.data.describe()}>"
+        live = self.widget._repr_mimebundle_(**kwargs)
+        return static_bundle(live, self.figure(), text, self.svg())
 
 
 def layout(*fields: ti.Field, loop=None, window=None, corner=None) -> LayoutView:

@@ -22,7 +22,7 @@ import ipywidgets as w
 
 from .occupancy_data import DEFAULT_BLOCK_DIMS, OccupancyData, occupancy_data
 from .occupancy_draw import draw
-from .render import png_bytes, svg_text
+from .render import png_bytes, static_bundle, svg_text
 
 
 def occupancy_figure(target=None, arch="sm_90", block_dims=DEFAULT_BLOCK_DIMS, **options):
@@ -79,10 +79,9 @@ class OccupancyView:
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         # the widget view for live kernels, the SVG for nbval and exported notebooks
-        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
-        bundle["image/svg+xml"] = self.svg()
-        bundle["text/plain"] = f"<ti_notebook.widgets.occupancy: {self.info.value}>"
-        return bundle
+        text = f"<ti_notebook.widgets.occupancy: {self.info.value}>"
+        live = self.widget._repr_mimebundle_(**kwargs)
+        return static_bundle(live, self.figure(), text, self.svg())
 
 
 def occupancy(target=None, arch="sm_90", block_dims=DEFAULT_BLOCK_DIMS, **options) -> OccupancyView:

@@ -27,6 +27,7 @@ Both outputs follow the light and the dark theme, for every widget at once:
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import re
@@ -113,6 +114,18 @@ def png_bytes(figure: Figure, dpi: int = 96) -> bytes:
     out = io.BytesIO()
     Image.fromarray(pixels, "RGBA").save(out, format="png", optimize=False)
     return out.getvalue()
+
+
+def static_bundle(live: dict, figure: Figure, text: str, svg: str | None = None) -> dict:
+    """A widget's mime bundle: the live view (``live``, from ipywidgets), a deterministic
+    SVG, a PNG and a text line. JupyterLab shows the PNG where it cannot show the rest: a
+    saved notebook whose widget state was not stored, or an untrusted one (it shows
+    neither SVG nor widget views there)."""
+    bundle = dict(live or {})
+    bundle["image/svg+xml"] = svg if svg is not None else svg_text(figure)
+    bundle["image/png"] = base64.b64encode(png_bytes(figure)).decode("ascii")
+    bundle["text/plain"] = text
+    return bundle
 
 
 def html_table(header: list[str], rows: list[list[object]]) -> str:

@@ -29,7 +29,7 @@ import ipywidgets as w
 
 import ti_notebook as ti
 
-from .render import png_bytes, svg_text
+from .render import png_bytes, static_bundle, svg_text
 from .roofline_draw import draw
 
 
@@ -64,10 +64,8 @@ class RooflineView:
         return svg_text(self.figure())
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
-        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
-        bundle["image/svg+xml"] = self.svg()
-        bundle["text/plain"] = self.data.describe()
-        return bundle
+        live = self.widget._repr_mimebundle_(**kwargs)
+        return static_bundle(live, self.figure(), self.data.describe(), self.svg())
 
 
 def roofline(target, *args, **options) -> RooflineView:

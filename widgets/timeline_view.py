@@ -43,7 +43,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 import ti_notebook as ti
-from ti_notebook.widgets.render import html_table, png_bytes, svg_text
+from ti_notebook.widgets.render import html_table, png_bytes, static_bundle
 from ti_notebook.widgets.timeline_plot import (
     EMPTY,
     MAX_LAUNCHES,
@@ -329,10 +329,8 @@ class Timeline:
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         """The live widget, with a static SVG and text for exported notebooks."""
-        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
-        bundle["image/svg+xml"] = svg_text(self.figure())
-        bundle["text/plain"] = repr(self)
-        return bundle
+        live = self.widget._repr_mimebundle_(**kwargs)
+        return static_bundle(live, self.figure(), repr(self))
 
 
 def timeline(

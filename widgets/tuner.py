@@ -45,7 +45,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 import ti_notebook as ti
-from ti_notebook.widgets.render import inline_svg, svg_text
+from ti_notebook.widgets.render import inline_svg, static_bundle, svg_text
 from ti_notebook.widgets.tuner_plot import results_table, tune_figure
 from ti_notebook.widgets.tuner_progress import SweepProgress
 from ti_notebook.widgets.tuner_reasons import slow_reasons
@@ -344,10 +344,8 @@ class Tuner:
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         """The live widget, with a static SVG and text for exported notebooks."""
-        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
-        bundle["image/svg+xml"] = svg_text(self.figure())
-        bundle["text/plain"] = repr(self)
-        return bundle
+        live = self.widget._repr_mimebundle_(**kwargs)
+        return static_bundle(live, self.figure(), repr(self))
 
 
 def tune(
