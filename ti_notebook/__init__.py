@@ -30,6 +30,7 @@ from ti_notebook import errors
 from ti_notebook import lang as lang
 from ti_notebook import math as math
 from ti_notebook import tools as tools
+from ti_notebook.compiler.progress import listen as watch_compiles
 from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
 from ti_notebook.lang import matrix_types as _matrix_types
@@ -156,7 +157,6 @@ from ti_notebook.lang.types import (
     uint32,
     uint64,
 )
-from ti_notebook.compiler.progress import listen as watch_compiles
 from ti_notebook.measure import protocol as _protocol
 from ti_notebook.measure.roofline_data import roofline_data as _roofline_data
 from ti_notebook.measure.stats import Summary as _Summary

@@ -88,6 +88,7 @@ def task_details(launch, task) -> list[tuple[str, str]]:
         ("launch", str(launch.launch)),
         ("task", str(task.index)),
         ("kind", task.kind),
+        ("what", getattr(task, "description", "") or task.kind.replace("_", "-")),
         ("loop_config", config),
         ("duration", _duration(task.duration_ns)),
         ("iterations", "-" if task.iterations is None else str(task.iterations)),

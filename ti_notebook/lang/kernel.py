@@ -449,7 +449,13 @@ def _describe_for_profiler(
     """Labels ``compiled``'s profiler events with its specialisation ``name`` and what
     the compiler knows of its tasks; with the profiler on, records the compile span."""
     tasks = tuple(
-        TaskInfo(t.kind, t.loop_config, t.bytes_per_iteration, t.flops_per_iteration)
+        TaskInfo(
+            t.kind,
+            t.loop_config,
+            t.bytes_per_iteration,
+            t.flops_per_iteration,
+            getattr(t, "description", "") or "",
+        )
         for t in report.tasks
     )
     compiled.about = KernelProfile(kernel, name, compiled.about.device, tasks)

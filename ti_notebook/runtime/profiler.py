@@ -286,16 +286,17 @@ def print_kernel_profiler_info(mode: str = "count", file=None) -> None:
 
 
 def _print_trace(out) -> None:
-    print(f"{'launch':>7s} {'task':>5s} {'kind':<11s} {'ms':>9s} {'GB/s':>7s}  kernel", file=out)
+    print(f"{'launch':>7s} {'task':>5s} {'ms':>9s} {'GB/s':>7s}  kernel / task", file=out)
     for event in _events():
         print(
-            f"{event.launch:7d} {'':>5s} {'':<11s} {event.duration_ns / 1e6:9.3f} {'':>7s}  "
+            f"{event.launch:7d} {'':>5s} {event.duration_ns / 1e6:9.3f} {'':>7s}  "
             f"{event.specialisation}",
             file=out,
         )
         for task in event.tasks:
             gbps = f"{task.gbps:7.1f}" if task.gbps is not None else f"{'-':>7s}"
+            what = task.description or task.kind.replace("_", "-")
             print(
-                f"{'':>7s} {task.index:5d} {task.kind:<11s} {task.duration_ns / 1e6:9.3f} {gbps}",
+                f"{'':>7s} {task.index:5d} {task.duration_ns / 1e6:9.3f} {gbps}    {what}",
                 file=out,
             )

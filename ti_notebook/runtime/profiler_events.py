@@ -55,6 +55,7 @@ class TaskEvent:
     bytes: int | None
     threads: tuple[ThreadSpan, ...] = ()
     flops: int | None = None  # ``flops_per_iteration`` times the iterations; None: unknown
+    description: str = ""  # what the task does, in the report's words
 
     @property
     def duration_ns(self) -> int:
@@ -113,6 +114,7 @@ class TaskInfo:
     loop_config: Mapping
     bytes_per_iteration: int | None = None
     flops_per_iteration: int | None = None
+    description: str = ""  # "parallel loop over the cells of x (dense 64)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,6 +167,7 @@ def decode(
                 traffic,
                 tuple(threads),
                 flops,
+                info.description,
             )
         )
     end = end or max([start] + [t.end_ns for t in tasks])
