@@ -1,7 +1,12 @@
 """Every tutorial in JupyterLab: opened in headless Chromium on the "Python 3
 (ti_notebook)" kernel, its outputs cleared, every cell run in order; then each code cell
 has run, no cell shows an error (except those tagged ``raises-exception``), and every
-widget rendered. A copy runs, never the repository's file. Nothing is timed."""
+widget rendered. A copy runs, never the repository's file. Nothing is timed.
+
+The measuring pictures are checked too: no share of a ceiling above 100 % is shown
+without its flag (a ``*`` pointing at the reason under the table, or the reason in
+parentheses), and after tutorial 04 a cell appended to the copy checks that every tuner
+the notebook made plots a y-range within 3x of its largest median."""
 
 from __future__ import annotations
 
@@ -18,6 +23,22 @@ pytestmark = pytest.mark.browser
 RUN_S = 240  # a tutorial's slowest cell on a loaded 2-core machine, with margin
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 ERROR_LINE = re.compile(r"^(Traceback|\w*(Error|Exception|Interrupted)\b)", re.MULTILINE)
+# "243 % of L3 bandwidth *" / "(above the measured ...)": a share of a ceiling
+SHARE = re.compile(r"(\d+(?:\.\d+)?)\s?% of(?P<rest>[^\n]*)")
+# run after the tutorial's own cells (the copy only): every tuner's plot, as drawn
+TUNER_CHECK = """
+from ti_notebook import widgets as _w
+_tuners = [v for v in list(globals().values()) if type(v).__name__ == "Tuner"]
+_bad = []
+for _t in _tuners:
+    _figure = _w.tune_figure(_t)
+    _top = max(ax.get_ylim()[1] for ax in _figure.axes if ax.has_data())
+    _largest = max(r.median_s for r in _t.results) * 1e3
+    if not _top <= 3 * _largest:
+        _bad.append((_t.kernel.name, _top, _largest))
+print("TUNER-CHECK", len(_tuners), "ok" if _tuners and not _bad else f"failed {_bad}")
+"""
+EXTRA_CELLS = {"04-tuning-loop-config.ipynb": [TUNER_CHECK]}
 
 
 def _kernel_name() -> str:
@@ -37,6 +58,17 @@ def _copy_for_lab(path: Path, root: Path) -> tuple[str, list[bool]]:
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
             raises.append("raises-exception" in cell["metadata"].get("tags", []))
+    for source in EXTRA_CELLS.get(path.name, ()):
+        notebook["cells"].append(
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": source,
+                "outputs": [],
+                "execution_count": None,
+            }
+        )
+        raises.append(False)
     notebook["metadata"]["kernelspec"]["name"] = _kernel_name()
     (root / path.name).write_text(json.dumps(notebook), encoding="utf-8")
     return path.name, raises
@@ -59,6 +91,10 @@ def test_tutorial_runs_in_jupyterlab_without_errors(lab_server, browser, screens
                     raise
         wait_idle(page, RUN_S)
         _check(page, raises)
+        _check_shares(page)
+        if path.name in EXTRA_CELLS:
+            last = page.locator(".jp-CodeCell").nth(len(raises) - 1).text_content()
+            assert "TUNER-CHECK" in last and " ok" in last, last[-2000:]
     except Exception:
         page.screenshot(path=str(screenshot_dir / f"{path.stem}-failed.png"), full_page=True)
         raise
@@ -85,3 +121,14 @@ def _check(page, raises: list[bool]) -> None:
             assert not failed, f"code cell {k + 1} failed:\n{failed[0][:2000]}"
         text = cell.text_content()
         assert "Error displaying widget" not in text, f"code cell {k + 1}: a widget failed"
+
+
+def _check_shares(page) -> None:
+    """No share of a ceiling above 100 % without its flag, anywhere in the outputs."""
+    areas = page.locator(".jp-OutputArea")
+    for k in range(areas.count()):
+        text = areas.nth(k).inner_text() or ""
+        for match in SHARE.finditer(text):
+            rest = match["rest"]
+            if float(match[1]) > 100:
+                assert "*" in rest or "(" in rest, f"an unflagged share: {match[0]!r}"
