@@ -228,6 +228,26 @@ def merge(old: dict, new: dict) -> dict:
     return out
 
 
+def judge_bandwidth():
+    """GB/s and working-set bytes -> (share text, flag or None), against this machine's
+    ceilings as ti_notebook measures them (per memory level, all cores; measured once per
+    CPU model and cached), or None when ti_notebook cannot be imported here."""
+    try:
+        import ti_notebook as ti
+        from ti_notebook.measure import levels
+    except ImportError:
+        return None
+    ti.init(arch=ti.cpu)
+    ceilings = ti.profiler.machine_ceilings()
+
+    def judge(gbps: float, working_set: int) -> tuple[str, str | None]:
+        verdict = levels.judge(gbps, working_set, ceilings, threads=ceilings.threads)
+        return f"{verdict.level}: {100 * verdict.fraction:.0f} %", verdict.flag
+
+    judge.ceilings = ceilings.describe()
+    return judge
+
+
 def run_all(peers: list[str], groups: list[str], rounds: int, cold: bool, out: Path | None) -> None:
     results: dict = {peer: {} for peer in peers}
     metas, notes = {}, list(NOTES)
@@ -264,7 +284,7 @@ def run_all(peers: list[str], groups: list[str], rounds: int, cold: bool, out: P
         f"- Load average (1 min) {load_before:.2f} before, {os.getloadavg()[0]:.2f} after the "
         "run: anything above ~0.1 means other processes shared the cores."
     )
-    text = report.render(results, machine(metas), notes)
+    text = report.render(results, machine(metas), notes, judge_bandwidth())
     print(text)
     if out is not None:
         out.write_text(text)

@@ -17,7 +17,6 @@ PEERS = ["ti_notebook", UNCHECKED, "taichi", "numba", "numpy"]
 LABELS = {UNCHECKED: "ti_notebook checks off"}
 CHECKS_TARGET = 1.10  # ti_notebook with bounds checks (the default) / without (issue 11)
 SCALE = {"ms": 1e3, "µs": 1e6}
-CEILING_PEERS = ("numpy", "numba")  # the copy rows that define the bandwidth ceiling
 
 
 def number(value: float) -> str:
@@ -50,18 +49,6 @@ def median(results: dict, peer: str, key: str) -> float | None:
 
 def ratio(num: float | None, den: float | None) -> float | None:
     return num / den if num and den else None
-
-
-def ceiling(results: dict) -> tuple[float | None, str]:
-    """(GB/s, which peer) of the best copy among NumPy and Numba."""
-    best, who = None, ""
-    for peer in CEILING_PEERS:
-        t = median(results, peer, "copy")
-        if t:
-            rate = spec.ROWS_BY_KEY["copy"].nbytes / t / 1e9
-            if best is None or rate > best:
-                best, who = rate, peer
-    return best, who
 
 
 def measured(results: dict) -> list[spec.Row]:
@@ -106,20 +93,22 @@ def fmt_ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
-def bandwidth_table(results: dict) -> list[str]:
-    top, who = ceiling(results)
+def bandwidth_table(results: dict, judge=None) -> list[str]:
+    """GB/s per peer from the medians, and ti_notebook's against the ceiling of the memory
+    level the row's working set fits in (``judge``: see ``compare.judge_bandwidth``);
+    a share above 100 % always carries its reason as a footnote."""
     lines = [
-        f"Effective bandwidth, GB/s from medians (bytes read + written per call, no "
-        f"write-allocate). Ceiling: **{top:.1f} GB/s**, the best copy of 64M f32 "
-        f"({who})."
-        if top
-        else "Effective bandwidth: no copy ceiling measured.",
+        "Effective bandwidth, GB/s from medians (bytes read + written per call, no "
+        "write-allocate). The last column compares ti_notebook with this machine's "
+        "ceiling for the memory level the row's data fits in (measured by "
+        "`ti.profiler.machine_ceilings()`, all cores).",
         "",
         "| workload | MB/call | "
         + " | ".join(label(p) for p in PEERS)
-        + " | ti_notebook % of ceiling¹ |",
+        + " | ti_notebook vs ceiling |",
         "|---|---:|" + "---:|" * (len(PEERS) + 1),
     ]
+    flags: list[str] = []
     for row in measured(results):
         if row.nbytes is None:
             continue
@@ -128,14 +117,17 @@ def bandwidth_table(results: dict) -> list[str]:
             t = median(results, peer, row.key)
             rates.append(f"{row.nbytes / t / 1e9:.1f}" if t else "–")
         mine = median(results, "ti_notebook", row.key)
-        share = f"{row.nbytes / mine / 1e9 / top * 100:.0f}%" if mine and top else "–"
+        share = "–"
+        if mine and judge is not None:
+            share, flag = judge(row.nbytes / mine / 1e9, row.nbytes)
+            if flag:  # the reason goes under the table, numbered
+                flags.append(flag)
+                share += f" ({len(flags)})"
         mb = row.nbytes / 2**20
         lines.append(f"| {row.label} | {mb:.0f} | " + " | ".join(rates) + f" | {share} |")
-    lines += [
-        "",
-        "¹ Over 100%: the working set is largely cache-resident (an 8M-f32 array is 32 MiB, "
-        "as large as this L3), so the row is not bound by DRAM as the 256 MiB copy is.",
-    ]
+    if judge is not None:
+        lines += ["", f"Ceilings: {getattr(judge, 'ceilings', '')}".rstrip()]
+    lines += [""] + [f"({k}) {flag}" for k, flag in enumerate(flags, 1)]
     return lines
 
 
@@ -173,7 +165,7 @@ def checks_misses(results: dict) -> list[str]:
     return out
 
 
-def render(results: dict, machine: dict, notes: list[str] | None = None) -> str:
+def render(results: dict, machine: dict, notes: list[str] | None = None, judge=None) -> str:
     """The whole report as Markdown."""
     lines = [
         "# Side-by-side benchmarks",
@@ -188,7 +180,7 @@ def render(results: dict, machine: dict, notes: list[str] | None = None) -> str:
         "",
         *main_table(results),
         "",
-        *bandwidth_table(results),
+        *bandwidth_table(results, judge),
         "",
         "## Failures (error in place of a figure)",
         "",

@@ -6,8 +6,10 @@ could: the figures are the fair ceiling for a ti_notebook kernel.
 - **Bandwidth per level**: a sum over a 2-D f32 array, one row per thread (the parallel
   loop gives each row its own chunk), each row read ``reps`` times; the row is half of
   the level's capacity for that thread (half an L1d, half an L2; half the L3 shared out
-  among the threads, at least twice an L2 so it does not stay there; for DRAM four times
-  the L3, at most :data:`DRAM_CAP_BYTES`). The sum is vectorised (fast-math allows
+  among the threads, at least twice an L2 so it does not stay there, and at most
+  :data:`L3_CAP_BYTES`: a virtual machine reports its host's whole L3, of which one
+  guest's cores see only a slice; for DRAM four times the L3, at most
+  :data:`DRAM_CAP_BYTES`). The sum is vectorised (fast-math allows
   reassociation) and reads only, so the figure is read bandwidth: bytes read / time.
 - **Peak FLOP/s**: each thread updates a row of 256 values that stays in L1, each value
   by 8 dependent multiply-adds per pass (``x = x * m + c``, fused into FMAs, 2 FLOPs
@@ -46,6 +48,7 @@ __all__ = ["machine_ceilings", "measure_ceilings", "read_gbps", "fma_gflops"]
 RUNS = 5  # timed runs per figure; the best counts (the least disturbed)
 RUN_S = 2e-3  # each run repeats its pass until it lasts about this long
 DRAM_CAP_BYTES = 256 << 20  # the DRAM set: 4 x L3, at most this (memory and time)
+L3_CAP_BYTES = 16 << 20  # the L3 set: half the L3, at most this (unless 2 x L2 is more)
 FMA_ROW = 256  # values per thread in the FLOP benchmark (1 KiB of f32: stays in L1)
 FMA_CHAIN = 8  # dependent FMAs per value per pass
 
@@ -121,7 +124,10 @@ def _working_sets(caches: dict, threads: int) -> dict[str, tuple[int, int]]:
     return {
         "L1": (l1 // 2, l1 // 2),
         "L2": (max(l2 // 2, l1 * 2), max(l2_share // 2, l1 * 2)),
-        "L3": (max(l3 // 2, 2 * l2), max(l3 // 2 // threads, 2 * l2_share)),
+        "L3": (
+            max(min(l3 // 2, L3_CAP_BYTES), 2 * l2),
+            max(min(l3 // 2, L3_CAP_BYTES) // threads, 2 * l2_share),
+        ),
         "DRAM": (dram, dram // threads),
     }
 
