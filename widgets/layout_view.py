@@ -205,4 +205,27 @@ def layout(*fields: ti.Field, loop=None, window=None, corner=None) -> LayoutView
     """
     if not fields:
         raise TiValueError("layout needs a field", hint="layout(x) or layout(a, b)")
-    return LayoutView(fields, loop, window, corner)
+    return LayoutView(
+        tuple(f for field in fields for f in scalar_fields(field)), loop, window, corner
+    )
+
+
+def scalar_fields(field) -> list:
+    """The scalar fields that make up ``field``: a vector or matrix field's components
+    (``v[0]``, ``v[1]``, ...), a struct field's members (nested structs included), or the
+    field itself. Each is drawn on its own; given together, the byte strip shows how
+    they interleave (AoS) or not.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> v = ti.Vector.field(2, ti.f32, shape=4, name="v")
+        >>> [f.name for f in scalar_fields(v)]
+        ['v[0]', 'v[1]']
+    """
+    components = getattr(field, "components", None)
+    if isinstance(components, list):
+        return list(components)
+    members = getattr(field, "members", None)
+    if callable(members):
+        return [leaf for member in members().values() for leaf in scalar_fields(member)]
+    return [field]

@@ -366,3 +366,16 @@ def test_the_layout_follows_the_interchanged_order_the_report_records():
     assert layout_data(cols, loop=flat).loop == FIRST_AXIS_FASTEST
     assert layout_data(cols, loop=flat).visit[:2].tolist() == [[0, 0], [1, 0]]
     assert "as compiled" in layout(cols, loop=flat).svg()  # the caption says so
+
+
+def test_vector_matrix_and_struct_fields_are_drawn_per_component():
+    v = ti.Vector.field(3, ti.f32, shape=(4, 4), name="v")
+    m = ti.Matrix.field(2, 2, ti.f32, shape=8, name="m")
+    s = ti.Struct.field({"a": ti.f32, "b": ti.i32}, shape=8, name="s")
+    for field, names in ((v, ["v[0]", "v[1]", "v[2]"]), (s, ["s.a", "s.b"])):
+        view = layout(field)
+        assert [label.split(" (")[0] for label, _ in view.fields.options] == names
+    view = layout(m)
+    assert len(view.fields.options) == 4
+    # the components of one vector field interleave: the byte strip shows all three
+    assert {slot.field for slot in layout(v).data.byte_strip} == {"v[0]", "v[1]", "v[2]"}
