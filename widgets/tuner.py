@@ -264,7 +264,7 @@ class Tuner:
         for key, row in self._rows.items():
             reason = tag = None
             if best is not None and row.median_s > SLOW_FACTOR * best.median_s:
-                causes = slow_reasons(row.tasks, self.threads, row.options)
+                causes = slow_reasons(row.tasks, self.threads, row.options, row.median_s)
                 reason = "; ".join(c.text for c in causes) or "the report shows no cause"
                 tag = ", ".join(c.tag for c in causes) or None
             if (row.reason, row.reason_tag) != (reason, tag):

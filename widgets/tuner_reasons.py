@@ -12,7 +12,9 @@ loop is a serial task that one thread runs. The rules:
 - a serialised loop: one thread runs every iteration;
 - one thread (``parallelize=1``, or a one-thread pool): the other cores stay idle;
 - chunks of a few iterations (with several threads): claiming a chunk costs about as
-  much as running it;
+  much as running it; when the setting's median time is given, also any chunk count
+  whose claims (:data:`CLAIM_S` each, an atomic on a counter the cores share) add up to
+  a fifth of that time or more;
 - fewer chunks than threads (``block_dim`` large for the range, or a range smaller than
   the thread count): some threads get no work.
 
@@ -37,6 +39,11 @@ __all__ = ["MIN_CHUNK", "Reason", "slow_reasons"]
 # A chunk below this many iterations costs about as much to claim (an atomic on a shared
 # counter, a cache line moving between cores) as a simple loop body spends on it.
 MIN_CHUNK = 64
+# What handing out one chunk costs with the counter's line moving between two cores: the
+# 4M-element saxpy here lost 0.1-0.3 us per chunk (65,536 chunks of 64 ran 7-9x the best,
+# 4,096 chunks of 1,024 about 2x), so the middle of that range.
+CLAIM_S = 200e-9
+CLAIM_SHARE = 0.2  # claims adding up to this share of the time explain a slow point
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,11 +80,13 @@ def slow_reasons(
     tasks: Sequence[object],
     threads: int,
     options: Mapping[str, object] | None = None,
+    seconds: float | None = None,
 ) -> list[Reason]:
     """The causes the report shows for a slow setting, each named once, in task order.
 
     ``threads`` is the pool's thread count; ``options`` the setting tried (its
-    ``serialize`` says whether a serial task is a loop that was serialised).
+    ``serialize`` says whether a serial task is a loop that was serialised); ``seconds``
+    its median time per call, when known.
 
         >>> serial = [{"kind": "serial", "range": None, "loop_config": {}}]
         >>> [r.tag for r in slow_reasons(serial, 8, {"serialize": True})]
@@ -107,6 +116,17 @@ def slow_reasons(
         if not iterations or used == 1:
             continue  # bounds known only at run time; one thread runs inline, unchunked
         block = config.get("block_dim")
+        claims = math.ceil(iterations / block) * CLAIM_S if block else 0.0
+        if block and block >= MIN_CHUNK and seconds and claims >= CLAIM_SHARE * seconds:
+            chunks = math.ceil(iterations / block)
+            add(
+                Reason(
+                    "many chunks",
+                    f"block_dim={block}: {chunks} chunks, about "
+                    f"{seconds / chunks * 1e6:.2g} us of work each; handing out a chunk "
+                    f"costs about {CLAIM_S * 1e6:.1g} us, {claims * 1e3:.2g} ms in all",
+                )
+            )
         if block and block < MIN_CHUNK and iterations > block:
             chunks = math.ceil(iterations / block)
             add(

@@ -73,3 +73,14 @@ def test_iterations_counted_for_the_arguments_win_over_an_unknown_range():
     ndrange = {"kind": "range_for", "range": (0, None), "loop_config": {"block_dim": 8}}
     assert _tags([ndrange]) == []  # nothing known: nothing said
     assert _tags([{**ndrange, "iterations": 62 * 62}]) == ["tiny chunks"]
+
+
+def test_many_chunks_when_their_claims_add_up_to_a_share_of_the_time():
+    # 4M iterations in chunks of 1,024: 4,096 claims of ~0.2 us = 0.8 ms of a 2.4 ms call
+    loop = _loop(1 << 22, block_dim=1024)
+    tags = [r.tag for r in slow_reasons([loop], threads=2, seconds=2.4e-3)]
+    assert tags == ["many chunks"]
+    # the same chunks in a call 100x longer: the claims are noise, no cause is given
+    assert slow_reasons([loop], threads=2, seconds=0.24) == []
+    # one thread runs the loop inline: chunks cost nothing
+    assert [r.tag for r in slow_reasons([loop], threads=1, seconds=2.4e-3)] == ["one thread"]
