@@ -232,13 +232,15 @@ class Comparison:
     def sentence(self) -> str:
         """``in this run BLS was 1.27x faster than plain (medians 21.3 ms and 27.1 ms)``."""
         a, b = self.first, self.second
-        medians = f"medians {a.median_s * 1e3:.3g} ms and {b.median_s * 1e3:.3g} ms"
         if self.faster is None:
+            medians = f"medians {a.median_s * 1e3:.3g} ms and {b.median_s * 1e3:.3g} ms"
             return (
                 f"in this run {a.label} and {b.label} took about the same time ({medians}; "
                 "their interquartile ranges overlap)"
             )
-        fast, slow = (a, b) if self.faster == a.label else (b, a)
+        # the medians in the order the sentence names them: the faster one first
+        fast, slow = (a, b) if a.summary.q3 < b.summary.q1 else (b, a)
+        medians = f"medians {fast.median_s * 1e3:.3g} ms and {slow.median_s * 1e3:.3g} ms"
         return (
             f"in this run {fast.label} was {self.ratio:.3g}x faster than {slow.label} ({medians})"
         )
