@@ -24,7 +24,7 @@ import os
 import traceback
 from collections.abc import Callable
 
-from ti_notebook.errors import TiError
+from ti_notebook.errors import TiError, located_text
 
 
 def debug_enabled() -> bool:
@@ -61,18 +61,9 @@ def cell_error(original: BaseException, lines: list[str]) -> KernelCellError:
 
 def ti_error_lines(error: TiError, place: Callable[[str], str]) -> list[str]:
     """A ti_notebook error as short lines; ``place(filename)`` names the cell."""
-    head = f"Kernel '{error.kernel_name}': {error.message}" if error.kernel_name else error.message
-    lines = [f"{type(error).__name__}: {head}"]
-    pos = error.pos
-    if pos is not None:
-        where = f"  {place(pos.filename)}, line {pos.lineno}, column {pos.col + 1}"
-        if pos.kernel_name:
-            where += f", in {pos.kernel_name}"
-        lines.append(where)
-        if pos.line_text.strip():
-            lines.append(pos.caret_block())
-    if error.hint:
-        lines.append(f"hint: {error.hint}")
+    text = located_text(error.message, error.pos, error.hint, error.kernel_name, place)
+    lines = text.splitlines()
+    lines[0] = f"{type(error).__name__}: {lines[0]}"
     return lines
 
 

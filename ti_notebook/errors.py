@@ -18,6 +18,7 @@ does, with the offending line, a caret and a hint:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -92,12 +93,19 @@ def headline(kernel_name: str, message: str) -> str:
     return f"Kernel '{kernel_name}': {message}"
 
 
-def located_text(message: str, pos: SourcePos | None, hint: str, kernel_name: str = "") -> str:
+def located_text(
+    message: str,
+    pos: SourcePos | None,
+    hint: str,
+    kernel_name: str = "",
+    place: Callable[[str], str] | None = None,
+) -> str:
     """An error's or a warning's text: the headline, the place, the line with a caret
-    under the offending code, and the hint (see the module's example)."""
+    under the offending code, and the hint (see the module's example). ``place`` names
+    a file (default: the registered namers, so a cell reads ``Cell In[N]``)."""
     lines = [headline(kernel_name, message)]
     if pos is not None:
-        where = f"  {place_of(pos.filename)}, line {pos.lineno}, column {pos.col + 1}"
+        where = f"  {(place or place_of)(pos.filename)}, line {pos.lineno}, column {pos.col + 1}"
         if pos.kernel_name:
             where += f", in {pos.kernel_name}"
         lines.append(where)

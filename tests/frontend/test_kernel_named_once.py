@@ -54,3 +54,15 @@ def test_headline_keeps_other_kernels_and_plain_messages():
         "Kernel 'f': kernel 'g' is not callable here"
     )
     assert headline("f", "kernel 'f' takes 1 argument(s)") == "kernel 'f' takes 1 argument(s)"
+
+
+def test_a_cell_names_the_kernel_once_too():
+    """The magic's short form of an error goes through the same headline."""
+    from ti_notebook.errors import TiTypeError
+    from ti_notebook.magics.cell_errors import ti_error_lines
+
+    error = TiTypeError("kernel 'k': parameter 'x' has no type annotation", hint="annotate it")
+    error.kernel_name = "k"
+    lines = ti_error_lines(error, lambda filename: filename)
+    assert lines[0] == "TiTypeError: kernel 'k': parameter 'x' has no type annotation"
+    assert lines[-1] == "hint: annotate it"
