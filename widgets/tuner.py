@@ -48,7 +48,7 @@ import ti_notebook as ti
 from ti_notebook.widgets.render import inline_svg, static_bundle, svg_text
 from ti_notebook.widgets.tuner_plot import results_table, tune_figure
 from ti_notebook.widgets.tuner_progress import SweepProgress
-from ti_notebook.widgets.tuner_reasons import slow_reasons
+from ti_notebook.widgets.tuner_reasons import reasons_against_best
 from ti_notebook.widgets.tuning import (
     OPTIONS,
     Measurement,
@@ -264,7 +264,9 @@ class Tuner:
         for key, row in self._rows.items():
             reason = tag = None
             if best is not None and row.median_s > SLOW_FACTOR * best.median_s:
-                causes = slow_reasons(row.tasks, self.threads, row.options, row.median_s)
+                causes = reasons_against_best(
+                    row.tasks, self.threads, row.options, row.median_s, best.tasks, best.options
+                )
                 reason = "; ".join(c.text for c in causes) or "the report shows no cause"
                 tag = ", ".join(c.tag for c in causes) or None
             if (row.reason, row.reason_tag) != (reason, tag):
@@ -322,8 +324,8 @@ class Tuner:
         if best is not None:
             parts.append(
                 f"best: {best.label}, median {best.median_s * 1e3:.3g} ms "
-                f"± {best.iqr_s / 2 * 1e3:.2g} (IQR {best.q1_s * 1e3:.3g}–"
-                f"{best.q3_s * 1e3:.3g}, {best.samples_n} samples)"
+                f"(IQR {best.q1_s * 1e3:.3g}–{best.q3_s * 1e3:.3g} ms, "
+                f"{best.samples_n} samples)"
             )
             bandwidth = "GB/s not counted" if best.gbps is None else f"{best.gbps:.3g} GB/s"
             parts.append(bandwidth)

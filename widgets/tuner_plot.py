@@ -193,8 +193,9 @@ def _draw_marks(ax, points: dict[int, Measurement], best, latest, limits) -> Non
         y = min(r.median_s * 1e3, edge)
         if r is best:
             ax.plot([x], [y], "*", markersize=15, color="gold", markeredgecolor="black", zorder=5)
+            # above the star: below it the label would run into the x axis near 0
             ax.annotate(
-                "best", (x, y), xytext=(0, -17), textcoords="offset points", ha="center",
+                "best", (x, y), xytext=(0, 10), textcoords="offset points", ha="center",
                 fontsize="small",
             )  # fmt: skip
         elif r.reason_tag:

@@ -34,7 +34,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
-__all__ = ["MIN_CHUNK", "Reason", "slow_reasons"]
+__all__ = ["MIN_CHUNK", "Reason", "slow_reasons", "reasons_against_best"]
 
 # A chunk below this many iterations costs about as much to claim (an atomic on a shared
 # counter, a cache line moving between cores) as a simple loop body spends on it.
@@ -122,9 +122,9 @@ def slow_reasons(
             add(
                 Reason(
                     "many chunks",
-                    f"block_dim={block}: {chunks} chunks, about "
-                    f"{seconds / chunks * 1e6:.2g} us of work each; handing out a chunk "
-                    f"costs about {CLAIM_S * 1e6:.1g} us, {claims * 1e3:.2g} ms in all",
+                    f"block_dim={block}: {chunks} chunks of about "
+                    f"{seconds / chunks * 1e6:.2g} us each; handing one out costs "
+                    "0.1-0.3 us (an atomic on a counter the cores share), a good part of it",
                 )
             )
         if block and block < MIN_CHUNK and iterations > block:
@@ -148,3 +148,57 @@ def slow_reasons(
                 )
             )
     return list(found.values())
+
+
+def _schedule(tasks: Sequence[object], threads: int) -> tuple[int, int]:
+    """(threads used, chunks handed out) over the parallel tasks whose size is known."""
+    used_most, chunks_total = 1, 0
+    for task in tasks:
+        if _get(task, "kind") == "serial":
+            continue
+        config = _get(task, "loop_config") or {}
+        parallelize = config.get("parallelize")
+        used = max(1, min(threads, parallelize) if parallelize else threads)
+        used_most = max(used_most, used)
+        iterations = _iterations(task)
+        if iterations and used > 1:
+            block = config.get("block_dim")
+            chunks_total += math.ceil(iterations / block) if block else min(iterations, 4 * used)
+    return used_most, chunks_total
+
+
+def reasons_against_best(
+    tasks: Sequence[object],
+    threads: int,
+    options: Mapping[str, object],
+    seconds: float | None,
+    best_tasks: Sequence[object],
+    best_options: Mapping[str, object],
+) -> list[Reason]:
+    """The causes of :func:`slow_reasons` that can explain why this setting is slower
+    than the best one: a cause the best setting has as much of is no explanation (the
+    best setting with more, smaller chunks cannot be slow for its chunks).
+
+        >>> tiny = [{"kind": "range_for", "range": (0, 4096), "loop_config": {"block_dim": 16}}]
+        >>> some = [{"kind": "range_for", "range": (0, 4096), "loop_config": {"block_dim": 64}}]
+        >>> [r.tag for r in reasons_against_best(tiny, 2, {}, 1e-3, some, {})]
+        ['tiny chunks']
+        >>> reasons_against_best(some, 2, {}, 1e-3, tiny, {})  # more chunks in the best one
+        []
+    """
+    mine = slow_reasons(tasks, threads, options, seconds)
+    used, chunks = _schedule(tasks, threads)
+    best_used, best_chunks = _schedule(best_tasks, threads)
+    best_serial = bool(best_options.get("serialize"))
+    kept = []
+    for reason in mine:
+        if reason.tag == "one thread" and best_used == 1:
+            continue
+        if reason.tag == "serialised" and best_serial:
+            continue
+        if reason.tag in ("tiny chunks", "many chunks") and chunks <= best_chunks:
+            continue
+        if reason.tag == "idle threads" and (used, chunks) >= (best_used, best_chunks):
+            continue
+        kept.append(reason)
+    return kept

@@ -84,3 +84,18 @@ def test_many_chunks_when_their_claims_add_up_to_a_share_of_the_time():
     assert slow_reasons([loop], threads=2, seconds=0.24) == []
     # one thread runs the loop inline: chunks cost nothing
     assert [r.tag for r in slow_reasons([loop], threads=1, seconds=2.4e-3)] == ["one thread"]
+
+
+def test_a_cause_the_best_setting_has_as_much_of_explains_nothing():
+    from ti_notebook.widgets.tuner_reasons import reasons_against_best
+
+    small, larger = _loop(1 << 22, block_dim=1024), _loop(1 << 22, block_dim=65536)
+    # many chunks explain a slow 1024 against a best 65536 ...
+    tags = [r.tag for r in reasons_against_best([small], 2, {}, 2.4e-3, [larger], {})]
+    assert tags == ["many chunks"]
+    # ... but not a slow 65536 against a best 1024, which hands out more chunks
+    assert reasons_against_best([larger], 2, {}, 2.4e-3, [small], {}) == []
+    # one thread explains nothing when the best setting ran on one thread too
+    one = _loop(1 << 22, parallelize=1)
+    assert reasons_against_best([one], 2, {}, 1e-2, [_loop(1 << 22, parallelize=1)], {}) == []
+    assert [r.tag for r in reasons_against_best([one], 2, {}, 1e-2, [larger], {})] == ["one thread"]
