@@ -55,9 +55,18 @@ class Ceilings:
     """What this machine reaches, measured by ti_notebook kernels (GB/s = 1e9 B/s).
 
     ``caches``: level -> (bytes of one instance, CPUs sharing it; 0: all of them).
-    ``one_core_gbps`` / ``all_cores_gbps``: level -> measured read bandwidth.
+    ``one_core_gbps`` / ``all_cores_gbps``: level -> measured bandwidth (the faster of
+    reading and updating, ``measure/microbench.py``).
     ``one_core_gflops`` / ``all_cores_gflops``: ``"f32"`` / ``"f64"`` -> peak GFLOP/s.
     ``working_sets``: level -> bytes each core's benchmark read (all-cores run).
+
+    Read like a dict, it gives the ceilings the profiler compares with (all cores,
+    monotone): GB/s under ``"L1"``, ``"L2"``, ``"L3"``, ``"DRAM"`` and GFLOP/s under
+    ``"f32"`` and ``"f64"``.
+
+        >>> c = Ceilings.example()
+        >>> list(c), c["L2"], c["f32"]
+        (['L1', 'L2', 'L3', 'DRAM', 'f32', 'f64'], 200.0, 160.0)
     """
 
     cpu_model: str
@@ -71,6 +80,17 @@ class Ceilings:
     all_cores_gflops: Mapping[str, float]
     working_sets: Mapping[str, int]
     notes: tuple[str, ...] = ()
+
+    def __getitem__(self, key: str) -> float:
+        if key in ("f32", "f64"):
+            return self.peak_gflops(key)
+        return self.roofs()[key]
+
+    def __iter__(self):
+        return iter([*LEVELS, "f32", "f64"])
+
+    def keys(self) -> list[str]:
+        return list(self)
 
     def measured_gbps(self, level: str, all_cores: bool = True) -> float:
         """The figure measured for ``level``, as it came (see :meth:`roofs`)."""
