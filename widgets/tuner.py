@@ -35,6 +35,7 @@ more than twice as slow as the best says why where the compiler's report shows i
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import os
@@ -45,6 +46,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 import ti_notebook as ti
+from ti_notebook.widgets.kernel_events import widget_events
 from ti_notebook.widgets.render import inline_svg, static_bundle, svg_text
 from ti_notebook.widgets.tuner_plot import results_table, tune_figure
 from ti_notebook.widgets.tuner_progress import SweepProgress
@@ -227,17 +229,23 @@ class Tuner:
         self._enable(False)
 
         said: list[bool] = []  # whether a stop was asked for, once it was
-
-        def stop() -> bool:
-            if self.progress.should_stop() or bool(should_stop and should_stop()):
-                said.append(True)
-            return bool(said)
+        # a sweep run by a cell blocks the kernel: between samples (never inside one) it
+        # lets the kernel handle widget messages, so a click on Stop arrives
+        events = widget_events() if text else contextlib.nullcontext(lambda: None)
 
         measured: list[Measurement] = []
         try:
-            measured = self._record(
-                self._settings(settings, progress=self.progress.update, should_stop=stop)
-            )
+            with events as poll:
+
+                def stop() -> bool:
+                    poll()
+                    if self.progress.should_stop() or bool(should_stop and should_stop()):
+                        said.append(True)
+                    return bool(said)
+
+                measured = self._record(
+                    self._settings(settings, progress=self.progress.update, should_stop=stop)
+                )
         except Stopped:
             pass
         finally:  # an error in the kernel still leaves the controls usable

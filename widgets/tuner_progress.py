@@ -1,9 +1,10 @@
 """A sweep's progress: a progress bar and a Stop button, and the same as text.
 
-The bar and the button are standard ipywidgets. The text is one output line that is
-rewritten in place (an IPython display with an id), so an executed notebook exported
-without its widget state still says how far the sweep went; outside IPython there is
-no text.
+The bar and the button are standard ipywidgets. A sweep run by a cell also shows them
+in the cell's output as it starts (the tuner itself appears when the cell ends), with a
+text line as the output's plain-text form, rewritten in place (an IPython display with
+an id), so an executed notebook exported without its widget state still says how far
+the sweep went; outside IPython there is no output.
 
     >>> progress = SweepProgress()
     >>> progress.start(10)
@@ -26,8 +27,14 @@ import ipywidgets as widgets
 __all__ = ["SweepProgress"]
 
 
-def _ipython_display(text: str):
-    """A display handle showing ``text`` in an IPython kernel's output, else None."""
+def _bundle(widget, text: str) -> dict:
+    """The widget's view, with ``text`` as its plain-text form."""
+    return {**(widget._repr_mimebundle_() or {}), "text/plain": text}
+
+
+def _ipython_display(widget, text: str):
+    """A display handle showing ``widget`` (``text`` where it cannot be shown) in an
+    IPython kernel's output, else None."""
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -36,7 +43,7 @@ def _ipython_display(text: str):
     shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:
         return None
-    return display({"text/plain": text}, raw=True, display_id=True)
+    return display(_bundle(widget, text), raw=True, display_id=True)
 
 
 class SweepProgress:
@@ -65,7 +72,7 @@ class SweepProgress:
         self.stop_button.disabled = False
         self.label.value = f"0/{total}"
         self._shown = -1
-        self._text = _ipython_display(f"sweep: 0/{total}") if text else None
+        self._text = _ipython_display(self.widget, f"sweep: 0/{total}") if text else None
 
     def update(self, done: int, total: int, label: str) -> None:
         """``done`` of ``total`` steps, the last one measuring ``label``."""
@@ -75,7 +82,7 @@ class SweepProgress:
         tenth = done * 10 // max(1, total)
         if self._text is not None and tenth != self._shown:  # a tenth at a time: few messages
             self._shown = tenth
-            self._text.update({"text/plain": f"sweep: {line}"}, raw=True)
+            self._text.update(_bundle(self.widget, f"sweep: {line}"), raw=True)
 
     def finish(self, summary: str) -> None:
         """The sweep ended: ``summary`` replaces the running count."""
@@ -83,5 +90,5 @@ class SweepProgress:
         self.bar.bar_style = "warning" if self._stop.is_set() else "success"
         self.label.value = summary
         if self._text is not None:
-            self._text.update({"text/plain": summary}, raw=True)
+            self._text.update(_bundle(self.widget, summary), raw=True)
             self._text = None

@@ -97,3 +97,55 @@ def _screenshot(page, path) -> None:
     page.locator(".jp-CodeCell").nth(1).scroll_into_view_if_needed()
     page.evaluate("document.querySelectorAll('.jp-CodeCell')[1].scrollIntoView({block: 'start'})")
     page.locator(".jp-NotebookPanel").first.screenshot(path=str(path))
+
+
+STOP_CELLS = [
+    CELLS[0],
+    "z = ti.field(ti.f32, shape=1 << 18)\n\n\n"
+    "@ti.kernel\ndef bump(k: ti.f32):\n    for i in z:\n        z[i] = z[i] * k + 1.0\n\n\n"
+    "tuner = widgets.tune(bump, 1.0, block_dim=[16, 64, 256, 1024], parallelize=[1, 2],"
+    " repeat=2000)\n"
+    "tuner.sweep()  # long: the test clicks Stop while it runs\n"
+    "samples = sum(r.samples_n for r in tuner.results)\n"
+    "print('STOPPED' if 'stopped' in tuner.progress.label.value else 'RAN TO THE END',"
+    " samples, 'of', 8 * 2000)",
+]
+
+
+def test_stop_ends_a_sweep_that_a_cell_runs(lab_server, browser, screenshot_dir):
+    """The Stop button shows as the cell's sweep starts and is heard while it runs:
+    between samples the tuner lets the kernel handle widget messages."""
+    base, token, root = lab_server
+    (root / "stop.ipynb").write_text(_notebook(STOP_CELLS))
+    page = browser.new_page(viewport={"width": 1280, "height": 1100})
+    try:
+        page.goto(f"{base}/lab/tree/stop.ipynb?token={token}&reset")
+        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=RUN_S * 1000)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('span')].some("
+            "s => s.textContent.includes('Kernel status: Idle'))",
+            timeout=RUN_S * 1000,
+        )
+        menu(page, "Edit", "Clear Outputs of All Cells")
+        run_cells(page, RUN_S, 1)
+        wait_idle(page, RUN_S)
+        cell = page.locator(".jp-CodeCell").nth(1)
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        stop = cell.locator("button", has_text="stop")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.jp-CodeCell')[1]"
+            ".querySelectorAll('progress, .progress-bar, .widget-progress')].length > 0",
+            timeout=RUN_S * 1000,
+        )
+        stop.first.wait_for(state="visible", timeout=RUN_S * 1000)
+        page.wait_for_timeout(1500)  # let a few rounds run
+        stop.first.click()
+        wait_idle(page, RUN_S)
+        text = cell.text_content()
+        assert "STOPPED" in text, text[-1500:]
+    except Exception:
+        page.screenshot(path=str(screenshot_dir / "lab-stop-failed.png"))
+        raise
+    finally:
+        page.close()
