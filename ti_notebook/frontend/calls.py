@@ -24,7 +24,13 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import field_methods, matrix_types, snode_builtins, structs
+from ti_notebook.frontend import (
+    field_methods,
+    matrix_types,
+    process_reads,
+    snode_builtins,
+    structs,
+)
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.funcs import inline
@@ -81,8 +87,25 @@ def _call(ctx: TraceContext, node: ast.Call):
         return matrix_types.construct(ctx, func, node)
     if isinstance(func, types.DataType):
         (value,) = call_args(ctx, node, 1)
+        if isinstance(value, int) and not isinstance(value, bool) and func.is_integral:
+            return _typed_literal(ctx, node, value, func)
         return map_vector(ctx, value, lambda v: ctx.builder.cast(v, func))
     return _call_python(ctx, func, node)
+
+
+def _typed_literal(ctx: TraceContext, node: ast.Call, value: int, dtype: types.DataType):
+    """``ti.u64(2**64 - 1)``: a constant of that type, as Taichi makes it, so a literal
+    the default integer type cannot hold is still written directly."""
+    low = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
+    high = (1 << (dtype.bits - 1 if dtype.is_signed else dtype.bits)) - 1
+    if not low <= value <= high:
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"the constant {value} does not fit in {dtype} [{low}, {high}]",
+            "give a value in range, or a wider type",
+        )
+    return ctx.builder.const(value, dtype)
 
 
 def _call_python(ctx: TraceContext, func, node: ast.Call):
@@ -95,7 +118,9 @@ def _call_python(ctx: TraceContext, func, node: ast.Call):
         helpers = ops.compiling_helper
         helpers.depth = getattr(helpers, "depth", 0) + 1
         try:
-            result = func(*args, **kwargs)
+            # what it reads from the process (environment, files, clock) is recorded too
+            with process_reads.watch(ctx.state.reads):
+                result = func(*args, **kwargs)
         except Exception as exc:
             detail, hint = (exc.message, exc.hint) if isinstance(exc, TiError) else (exc, "")
             message = f"calling '{ast.unparse(node.func)}' failed: {detail}"

@@ -26,6 +26,7 @@ import numpy as np
 
 from ti_notebook.compiler.request import CompoundType
 from ti_notebook.errors import TiTypeError, TiValueError
+from ti_notebook.lang import exact_numbers
 from ti_notebook.lang.matrix_types import MatrixType
 from ti_notebook.lang.struct_base import StructTypeBase, describe, leaves, resolve
 from ti_notebook.lang.struct_values import make_value, python_matrix
@@ -117,21 +118,24 @@ def flatten(value, lang_type, name: str) -> list:
 
 def _flatten_matrix(value, matrix_type: MatrixType, name: str) -> list:
     to_numpy = getattr(value, "to_numpy", None)
+    if callable(to_numpy) and not isinstance(value, np.ndarray):
+        value = to_numpy()
+    # item by item: np.asarray([2**63, 1]) would round both through float64
     try:
-        array = np.asarray(to_numpy() if callable(to_numpy) else value)
+        items, shape = exact_numbers.nested_items(value)
     except ValueError:  # ragged nested lists
-        array = np.asarray(None)
-    if array.dtype.kind not in "biuf":
+        items, shape = [None], ()
+    if not all(exact_numbers.is_number(x) for x in items):
         raise TiTypeError(
             f"argument '{name}' must be a {matrix_type!r} (a list, a NumPy array or a "
             f"ti.Vector/ti.Matrix), got {type(value).__name__}"
         )
-    if array.shape != matrix_type.shape:
+    if shape != matrix_type.shape:
         raise TiValueError(
-            f"argument '{name}' must have shape {matrix_type.shape}, got {array.shape}",
+            f"argument '{name}' must have shape {matrix_type.shape}, got {shape}",
             hint=f"pass {matrix_type.n * matrix_type.m} numbers shaped {matrix_type.shape}",
         )
-    return array.reshape(-1).tolist()
+    return items
 
 
 def _struct_members(value, struct_type: StructTypeBase, name: str) -> dict:

@@ -27,7 +27,7 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import autodiff, field_text, types
+from ti_notebook.lang import autodiff, exact_numbers, field_text, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
 from ti_notebook.lang.assigned_names import assigned_name
@@ -214,8 +214,9 @@ class Field:
     def __setitem__(self, key, value) -> None:
         self._materialize()
         index = self._index(key)
-        if self.dtype.is_integral and isinstance(value, int):
-            value = self.dtype.wrap(value)  # as a store in a kernel would
+        if self.dtype.is_integral and isinstance(value, (int, np.integer)):
+            # narrow types wrap as a store in a kernel would; 64-bit ones check
+            value = exact_numbers.integer(value, self.dtype, self.label)
         elif self.dtype.is_integral and isinstance(value, (float, np.floating)):
             value = _integral_from_float(value, self.dtype, self.label)
         from ti_notebook.lang import sparse
@@ -235,6 +236,7 @@ class Field:
 
     def fill(self, value) -> None:
         self._materialize()
+        value = exact_numbers.scalar(value, self.dtype, self.label)
         if self._memory.device is not None:
             before_host_access(self._memory, write=True)
         if self._view is not None:
@@ -258,7 +260,7 @@ class Field:
 
     def from_numpy(self, array) -> None:
         self._materialize()
-        array = np.asarray(array)
+        array = exact_numbers.as_array(array, self.dtype, self.label)
         if array.shape != self.shape:
             raise TiValueError(
                 f"from_numpy: array of shape {array.shape} does not match field "

@@ -34,8 +34,8 @@ import sys
 
 import numpy as np
 
-from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
-from ti_notebook.lang import autodiff, element_views, field_text, ndarray, types
+from ti_notebook.errors import TiIndexError, TiOverflowError, TiTypeError, TiValueError
+from ti_notebook.lang import autodiff, element_views, exact_numbers, field_text, ndarray, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import matrix_dtypes as dtypes
 from ti_notebook.lang.field import (
@@ -52,18 +52,24 @@ from ti_notebook.runtime import host_copy
 from ti_notebook.runtime.memory import before_host_access
 
 
-def _entries(arr, what: str) -> tuple[np.ndarray, object]:
-    """The items of a constructor's argument as an array, and their spec."""
-    if isinstance(arr, Matrix):
+def _entries(arr, what: str, dt) -> tuple[np.ndarray, object]:
+    """The items of a constructor's argument as an array of the spec's storage type
+    (``dt``, else the items' kind), and the spec; integers never pass through a float."""
+    if isinstance(arr, Matrix) and dt is None:
         return arr.entries.copy(), arr._spec
-    if isinstance(arr, np.ndarray):
-        array = arr
-    elif isinstance(arr, (list, tuple)):
-        rows = [r.entries if isinstance(r, Matrix) else r for r in arr]
-        try:
-            array = np.array(rows)
-        except ValueError:
-            raise TiValueError(f"{what}: the rows have different lengths") from None
+    if isinstance(arr, (np.ndarray, list, tuple, Matrix)):
+        if dt is not None:
+            spec = dtypes.explicit(dt)
+            array = exact_numbers.typed_array(arr, spec, what)
+        else:
+            array = exact_numbers.weak_array(arr, what)
+            spec = dtypes.infer(array) if array.size else int
+            if array.dtype == np.uint64:
+                raise TiOverflowError(
+                    f"{what}: {array.max()} does not fit int64, the type of integers without dt",
+                    hint="give the type: dt=ti.u64",
+                )
+            array = array.astype(dtypes.storage(spec))
     else:
         raise TiTypeError(
             f"{what} takes a list of values, got {type(arr).__name__}",
@@ -71,7 +77,7 @@ def _entries(arr, what: str) -> tuple[np.ndarray, object]:
         )
     if array.ndim > 2:
         raise TiValueError(f"{what}: a value of shape {array.shape} is neither 1-D nor 2-D")
-    return array, dtypes.infer(array) if array.size else int
+    return array, spec
 
 
 @add_swizzles
@@ -84,11 +90,7 @@ class Matrix(MatrixArithmetic, MatrixAlgebra):
         options.pop("ndim", None)  # Taichi's reshape hint: the shape of ``arr`` decides
         if options:
             raise TiTypeError(f"ti.Matrix() got unexpected keyword(s) {sorted(options)}")
-        array, spec = _entries(arr, f"ti.{type(self).__name__}()")
-        if dt is not None:
-            spec = dtypes.explicit(dt)
-        self._data = array.astype(dtypes.storage(spec))
-        self._spec = spec
+        self._data, self._spec = _entries(arr, f"ti.{type(self).__name__}()", dt)
 
     @staticmethod
     def _new(data: np.ndarray, spec) -> Matrix:
@@ -332,7 +334,7 @@ class MatrixField:
         return stacked.reshape(self.shape + self.element_shape)
 
     def from_numpy(self, array) -> None:
-        array = np.asarray(array)
+        array = exact_numbers.as_array(array, self.dtype, self.label)
         expected = self.shape + self.element_shape
         if array.shape != expected:
             raise TiValueError(
@@ -356,9 +358,19 @@ class MatrixField:
         return view
 
     def fill(self, value) -> None:
-        values = np.broadcast_to(np.asarray(value), self.element_shape).reshape(-1)
-        for component, item in zip(self.components, values, strict=True):
-            component.fill(item.item())
+        for component, item in zip(self.components, self._element_values(value), strict=True):
+            component.fill(item)
+
+    def _element_values(self, value) -> list:
+        """One element's components from a number, list or vector, in the field's type."""
+        array = exact_numbers.typed_array(value, self.dtype, self.label)
+        try:
+            return np.broadcast_to(array, self.element_shape).reshape(-1).tolist()
+        except ValueError:
+            raise TiValueError(
+                f"cannot write a value of shape {array.shape} into an element of {self.label} "
+                f"of shape {self.element_shape}"
+            ) from None
 
     def __getitem__(self, key) -> MatrixElement | VectorElement:
         first = self.components[0]
@@ -367,9 +379,8 @@ class MatrixField:
         return element(self, first._index(key))
 
     def __setitem__(self, key, value) -> None:
-        values = np.broadcast_to(np.asarray(value), self.element_shape).reshape(-1)
-        for component, item in zip(self.components, values, strict=True):
-            component[key] = item.item()
+        for component, item in zip(self.components, self._element_values(value), strict=True):
+            component[key] = item
 
     def __repr__(self) -> str:
         return field_text.field_repr(self)
@@ -403,15 +414,16 @@ class _LiveElement:
                 f"shape {field.element_shape}: {exc}",
                 hint="use v[i][k] for a vector, m[i][r, c] for a matrix",
             ) from None
+        array = exact_numbers.typed_array(value, field.dtype, field.label)
         try:
-            values = np.broadcast_to(np.asarray(value), selected.shape)
+            values = np.broadcast_to(array, selected.shape)
         except ValueError:
             raise TiValueError(
-                f"cannot write a value of shape {np.shape(value)} into {selected.shape} "
+                f"cannot write a value of shape {array.shape} into {selected.shape} "
                 f"components of {field.label}"
             ) from None
-        for k, item in zip(selected.reshape(-1), values.reshape(-1), strict=True):
-            field.components[k][self._key] = item.item()
+        for k, item in zip(selected.reshape(-1), values.reshape(-1).tolist(), strict=True):
+            field.components[k][self._key] = item
 
 
 class VectorElement(_LiveElement, Vector):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ti_notebook.errors import TiTypeError, TiValueError
+from ti_notebook.lang import exact_numbers
 from ti_notebook.lang import matrix_dtypes as dtypes
 
 _NUMPY = {
@@ -72,12 +73,10 @@ def operand(value, shape: tuple[int, ...] | None = None):
         array = np.asarray(value)
         return array, dtypes.infer(array)
     if isinstance(value, (np.ndarray, list, tuple)):
-        try:
-            array = np.asarray(value)
-        except ValueError:
-            return None  # ragged
-        if array.dtype.kind not in "biuf":
-            return None
+        try:  # never via float64 for integers (np.asarray([2**63, 1]) would round them)
+            array = exact_numbers.weak_array(value)
+        except (TiTypeError, TiValueError):
+            return None  # ragged, or not numbers
         if shape is not None and array.ndim and array.shape != shape:
             raise TiTypeError(
                 f"cannot combine a value of shape {shape} with one of shape {array.shape}",

@@ -32,9 +32,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ti_notebook.errors import TiTypeError
+from ti_notebook.lang import exact_numbers, ndarray
 from ti_notebook.lang import matrix as _matrix
 from ti_notebook.lang import matrix_dtypes as dtypes
-from ti_notebook.lang import ndarray
 from ti_notebook.lang.element_type import DEFAULT_UNSIGNED, ElementType
 from ti_notebook.lang.field import refuse_unsupported_options
 
@@ -100,13 +100,11 @@ class MatrixType(ElementType):
     def __call__(self, *args) -> _matrix.Matrix:
         """A value of this type (Python scope; kernels: ``frontend/matrix_types.py``)."""
         items = gather(self, args, _python_items)
-        array = np.array(items)
-        if array.dtype.kind not in "biuf":
+        if not all(exact_numbers.is_number(x) for x in items):
             raise TiTypeError(f"{self!r}() takes numbers, got {items!r}")
-        dtype = self.dtype
-        with np.errstate(all="ignore"):
-            data = array.astype(dtypes.storage(dtype)).reshape(self.shape)
-        return _matrix.Matrix._new(data, dtype)
+        dtype = self.dtype  # each item in it: np.array(items) rounds [2**63, 1] via float
+        data = exact_numbers.typed_array(items, dtypes.resolve(dtype), f"{self!r}()")
+        return _matrix.Matrix._new(data.reshape(self.shape), dtype)
 
     def field(self, shape=None, name: str = "", **options) -> _matrix.MatrixField:
         """A field of this type's elements, as ``ti.Vector.field``/``ti.Matrix.field``."""

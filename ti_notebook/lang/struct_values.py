@@ -24,8 +24,8 @@ import numbers
 import numpy as np
 
 from ti_notebook.errors import TiTypeError, TiValueError
+from ti_notebook.lang import exact_numbers, types
 from ti_notebook.lang import matrix as _matrix
-from ti_notebook.lang import types
 from ti_notebook.lang.matrix_types import MatrixType
 from ti_notebook.lang.struct_base import StructTypeBase as StructType
 from ti_notebook.lang.struct_base import resolve
@@ -42,7 +42,7 @@ def python_matrix(values, shape: tuple[int, ...], dtype: types.DataType):
     >>> python_matrix([1, 2, 3, 4], (2, 2), types.i32).tolist()
     [[1, 2], [3, 4]]
     """
-    array = np.asarray(values, dtype=dtype.np_dtype).reshape(shape)
+    array = exact_numbers.typed_array(values, dtype).reshape(shape)
     if len(shape) == 1:
         return _matrix.Vector(array.tolist(), dtype)
     return _matrix.Matrix(array.tolist(), dtype)
@@ -56,11 +56,12 @@ def convert_member(owner: str, key: str, member_type, value):
             return make_value(resolved, (), dict.fromkeys(resolved.members, value))
         return _struct_from(owner, key, resolved, value)
     if isinstance(resolved, MatrixType):
-        array = np.asarray(_plain(value))
-        if array.dtype == object or not np.issubdtype(array.dtype, np.number):
+        try:  # in the member's type from the start: no rounding of big integers
+            array = exact_numbers.typed_array(_plain(value), resolved.dtype, f"{owner}.{key}")
+        except (TiTypeError, TiValueError):
             raise TiTypeError(
                 f"{owner}: member '{key}' is a {resolved!r}, got {type(value).__name__} {value!r}"
-            )
+            ) from None
         if array.ndim == 0:
             array = np.full(resolved.shape, array)
         if array.shape != resolved.shape:
@@ -70,7 +71,7 @@ def convert_member(owner: str, key: str, member_type, value):
             )
         return python_matrix(array, resolved.shape, resolved.dtype)
     if isinstance(value, (bool, numbers.Number, np.number)) and np.ndim(value) == 0:
-        return float(value) if resolved.is_float else resolved.wrap(int(value))
+        return float(value) if resolved.is_float else exact_numbers.integer(value, resolved)
     raise TiTypeError(
         f"{owner}: member '{key}' is a scalar ({resolved}), got {type(value).__name__} {value!r}",
         hint="give it a number; vectors go in members of a ti.types.vector type",
@@ -231,6 +232,6 @@ def _plain_member(value):
 
 
 def _untyped_matrix(values):
-    array = np.asarray(values)
+    array = exact_numbers.weak_array(values, "ti.Struct")
     dtype = types.from_numpy_dtype(array.dtype) or types.f64
     return python_matrix(array, array.shape, dtype)
