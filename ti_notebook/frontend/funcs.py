@@ -34,6 +34,7 @@ from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.matrix_types import convert
 from ti_notebook.frontend.places import declare, read
 from ti_notebook.frontend.struct_values import StructSlots, is_struct
+from ti_notebook.frontend.struct_values import convert as convert_struct
 from ti_notebook.frontend.structs import bind_struct_parameter
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
@@ -125,17 +126,18 @@ def _argument_positions(ctx: TraceContext, func, node: ast.AST, names: list) -> 
 
 
 def _return_dtype(func):
-    """The scalar type a ti.func's ``-> ti.i32`` annotation names, else None (vector,
-    struct and tuple returns are converted where they are used)."""
+    """The type a ti.func's return annotation names: a scalar type (``-> ti.i32``), a
+    vector/matrix type or a struct type; else None (tuples are converted where used)."""
     annotation = func.signature.return_annotation
     if annotation is inspect.Signature.empty:
         return None
     try:
+        resolved = resolve_annotation(func.func, annotation)
+        if isinstance(resolved, (ElementType, StructType)):
+            return resolved
         cfg = _config.current()
-        dtype = types.to_dtype(
-            resolve_annotation(func.func, annotation), cfg.default_ip, cfg.default_fp
-        )
-    except Exception:  # not a scalar type: nothing to cast to
+        dtype = types.to_dtype(resolved, cfg.default_ip, cfg.default_fp)
+    except Exception:  # not a type: nothing to cast to
         return None
     return dtype if isinstance(dtype, types.DataType) else None
 
@@ -171,7 +173,13 @@ def return_from_func(ctx: TraceContext, node: ast.Return) -> None:
     value = None if node.value is None else ctx.expr(node.value)
     value = _returned(ctx, value)
     dtype = frame.return_type
-    if dtype is not None and (isinstance(value, ir.Stmt) or is_constant(value)):
+    what = f"the return value of '{getattr(frame.source.func, '__name__', 'func')}'"
+    if isinstance(dtype, ElementType) and isinstance(value, Vector):
+        # as for a scalar: each component cast to the annotated element type
+        value = convert(ctx, dtype, value, node.value, what)
+    elif isinstance(dtype, StructType) and is_struct(value):
+        value = convert_struct(ctx, dtype, value, node.value, what)
+    elif isinstance(dtype, types.DataType) and (isinstance(value, ir.Stmt) or is_constant(value)):
         # Taichi casts a func's return value to its annotated type
         func = frame.source.func
         if not getattr(func, "__module__", "").startswith("ti_notebook."):
