@@ -257,6 +257,12 @@ class TiValueError(TiError, ValueError):
     """A value of the right type but a wrong shape or range (``from_numpy`` shapes...)."""
 
 
+class TiCompileError(TiError, RuntimeError):
+    """Code the compiler made cannot be loaded: its machine code calls a native function
+    this process does not have (a ti_notebook bug). Raised before the code runs, naming
+    the kernel and the function; the process keeps working."""
+
+
 class TiInternalError(TiError, RuntimeError):
     """The compiler broke one of its own rules (``ir/verify.py`` found it): a ti_notebook
     bug, not a mistake in the kernel. ``ti.init(debug=True)`` looks for these."""

@@ -90,10 +90,12 @@ class Arithmetic:
         if src is dst:
             return value
         half, single = types.f16, types.f32
-        if half in (src, dst) and single not in (src, dst):
-            # only f32 <-> f16 is one instruction (F16C, PTX cvt); f64 or an integer to or
-            # from f16 would call a compiler-rt function the JIT does not have (a crash).
-            # f64 -> f32 -> f16 rounds twice: it can differ from one rounding in a tie.
+        if half in (src, dst) and not (src.is_float and dst.is_float):
+            # an integer to or from f16 goes through f32, as LLVM would itself (exact:
+            # every f16 value and every integer up to f16's range is an f32). f64 <->
+            # f16 is direct: one rounding, as NumPy's (through f32 it rounded twice); on
+            # a CPU without AVX512-FP16 it calls libgcc's __truncdfhf2, which the JIT
+            # binds (runtime/native_symbols.py).
             return self.cast(self.cast(value, src, single), single, dst)
         if src.is_float and dst.is_float:
             return b.fpext(value, target) if dst.bits > src.bits else b.fptrunc(value, target)
@@ -200,7 +202,10 @@ class Arithmetic:
         raise NotImplementedError(op)
 
     def int_pow_function(self, dtype) -> ll.Function:
-        """``tin_ipow_<type>(base, exp)`` by squaring; a negative exponent gives 0."""
+        """``tin_ipow_<type>(base, exp)`` by squaring. A negative exponent gives the
+        exact integer answer where there is one, and 0, as truncating division would,
+        elsewhere: 1 for a base of 1, ``(-1)**exp`` for -1, 0 otherwise (debug mode
+        stops the launch first, as Taichi does: ``frontend/builder.py``)."""
         name = f"tin_ipow_{dtype.name}"
         existing = self.module.globals.get(name)
         if existing is not None:
@@ -212,6 +217,7 @@ class Arithmetic:
         entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "loop", "done"))
         b = ll.IRBuilder(entry)
         neg = b.icmp_signed("<", exp, ll.Constant(t, 0)) if dtype.is_signed else ll.Constant(I1, 0)
+        negative = self.negative_power(b, base, exp, t) if dtype.is_signed else ll.Constant(t, 0)
         b.cbranch(neg, done, loop)
         b.position_at_end(loop)
         acc = b.phi(t)
@@ -230,10 +236,20 @@ class Arithmetic:
         b.cbranch(b.icmp_unsigned("==", e2, ll.Constant(t, 0)), done, loop)
         b.position_at_end(done)
         result = b.phi(t)
-        result.add_incoming(ll.Constant(t, 0), entry)
+        result.add_incoming(negative, entry)
         result.add_incoming(acc2, loop)
         b.ret(result)
         return fn
+
+    @staticmethod
+    def negative_power(b: ll.IRBuilder, base, exp, t: ll.IntType) -> ll.Value:
+        """``base ** exp`` for ``exp < 0`` in integers: 1 for base 1; for base -1, -1
+        when ``exp`` is odd and 1 when it is even; 0 for any other base."""
+        one, minus_one = ll.Constant(t, 1), ll.Constant(t, -1)
+        odd = b.trunc(exp, I1)
+        minus = b.select(odd, minus_one, one)
+        small = b.select(b.icmp_signed("==", base, minus_one), minus, ll.Constant(t, 0))
+        return b.select(b.icmp_signed("==", base, one), one, small)
 
     # -- unary ---------------------------------------------------------------------
     def unary(self, op: str, a: ll.Value, dtype: types.DataType) -> ll.Value:

@@ -183,8 +183,19 @@ class IRBuilder:
         else:
             dtype = types.promote(lt, rt)
         a, b = self.cast(lhs, dtype), self.cast(rhs, dtype)
+        if op == "pow" and not dtype.is_float and dtype.is_signed and self.config.debug:
+            self._check_exponent(rhs, b)
         result = types.i32 if op in COMPARE else dtype
         return self.emit(ir.BinaryOpStmt(op, a, b, result))
+
+    def _check_exponent(self, rhs, exponent: ir.Stmt) -> None:
+        """Debug mode: an integer power's exponent must not be negative (Taichi's
+        check); without debug the power is exact where it can be (codegen/common.py)."""
+        if is_constant(rhs) and rhs >= 0:
+            return
+        ok = self.binary("ge", exponent, 0)
+        message = "negative exponent in pow(int, int) is not allowed"
+        self.emit(ir.AssertStmt(ok, message, [exponent], kind="assert"))
 
     def truth(self, value) -> ir.Stmt:
         """A value as 0/1 i32 (Python truthiness of numbers)."""

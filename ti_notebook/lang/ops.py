@@ -165,6 +165,25 @@ def log(x):
 
 
 def pow(x, y):  # noqa: A001 - Taichi's name
+    """``x ** y``, per component on vectors and matrices (the ``**`` operator is the same).
+
+    A float base with an integer exponent (``x ** n``, ``n`` a runtime ``ti.i32``) is a
+    float power. Both integers: an integer power, exact by repeated multiplication
+    (wrapping on overflow). A negative integer exponent has no integer answer in
+    general: with ``ti.init(debug=True)`` the launch stops with a ``TiRuntimeError``
+    naming the kernel and line ("negative exponent in pow(int, int) is not allowed"), as
+    Taichi does; otherwise the result is the exact one where there is one and 0, as
+    truncating division would give, elsewhere: 1 for a base of 1, ``(-1) ** n`` for a
+    base of -1, 0 for any other base. Cast to a float for fractional results.
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> @ti.kernel
+        ... def power(x: ti.f32, n: ti.i32, b: ti.i32) -> ti.types.vector(3, ti.f32):
+        ...     return ti.Vector([x ** n, ti.pow(b, n), ti.pow(-1, n)])
+        >>> power(2.0, 10, 3).to_list(), power(2.0, -3, 1).to_list()
+        ([1024.0, 59049.0, 1.0], [0.125, 1.0, -1.0])
+    """
     return elementwise.binary("pow", x, y, lambda a, b: a**b)
 
 

@@ -2,7 +2,9 @@
 
 Every compiled kernel and the native thread pool are added to the same engine, so
 symbols registered with :func:`JitEngine.add_symbol` (runtime callbacks) resolve in all
-of them.
+of them. Every module is loaded as object code whose external symbols are checked
+first (``runtime/native_symbols.py``): one that nothing resolves is a compile error,
+never a call to address 0.
 
 Example:
     >>> from ti_notebook.runtime.jit import jit
@@ -20,6 +22,8 @@ import contextlib
 import threading
 
 import llvmlite.binding as llvm
+
+from ti_notebook.runtime import native_symbols
 
 _lock = threading.Lock()
 _engine: JitEngine | None = None
@@ -48,7 +52,7 @@ class JitEngine:
         backing = llvm.parse_assembly("")
         backing.triple = self.triple
         self.engine = llvm.create_mcjit_compiler(backing, self.target_machine)
-        self._modules: list[llvm.ModuleRef] = []
+        self.defined: set[str] = set()  # global symbols of the objects loaded so far
 
     # -- building --------------------------------------------------------------
     def parse(self, ir_text: str) -> llvm.ModuleRef:
@@ -81,12 +85,13 @@ class JitEngine:
         llvm.add_symbol(name, address)
 
     def add_module(self, module: llvm.ModuleRef, names: list[str]) -> dict[str, int]:
-        """Loads a parsed module and returns the addresses of ``names``."""
-        with _lock:
-            self.engine.add_module(module)
-            self.engine.finalize_object()
-            self._modules.append(module)
-            return {name: self.engine.get_function_address(name) for name in names}
+        """Loads a parsed module and returns the addresses of ``names``.
+
+        The module goes through object code, like the offline cache's: the machine
+        code's external symbols are checked before it is loaded (:meth:`add_object`)."""
+        with _lock:  # one target machine: one thread emits at a time
+            code = self.object_code(module)
+        return self.add_object(code, names)
 
     def add_ir(
         self, ir_text: str, names: list[str], optimize: bool = True, store=None
@@ -118,10 +123,14 @@ class JitEngine:
         return self.add_object(code, names)
 
     def add_object(self, object_code: bytes, names: list[str]) -> dict[str, int]:
-        """Loads object code made by :meth:`object_code` (the offline cache's path)."""
+        """Loads object code made by :meth:`object_code` (also the offline cache's path);
+        raises :class:`~ti_notebook.errors.TiCompileError`, loading nothing, if the code
+        needs an external symbol nothing resolves."""
+        native_symbols.check_object(object_code, self)
         with _lock:
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
             self.engine.finalize_object()
+            self.defined.update(native_symbols.defined_symbols(object_code))
             return {name: self.engine.get_function_address(name) for name in names}
 
 
