@@ -19,7 +19,9 @@ when ``default_ip`` is 64-bit, as Taichi's ``default_up``), resolved when it is 
 
 from __future__ import annotations
 
-from ti_notebook.errors import TiTypeError
+import numpy as np
+
+from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import types
 
@@ -48,17 +50,38 @@ def resolve_dtype(spec, default_ip: types.DataType, default_fp: types.DataType):
     return types.to_dtype(spec, default_ip, default_fp)
 
 
+def component_count(value, what: str, name: str) -> int:
+    """``n`` or ``m`` of a vector/matrix type or field: a positive int, else an error
+    naming the argument (a TiTypeError for a non-integer, a TiValueError below 1).
+
+    >>> component_count(3, "ti.Vector.field", "n")
+    3
+    >>> component_count(0, "ti.Matrix.field", "m")
+    Traceback (most recent call last):
+    ...
+    ti_notebook.errors.TiValueError: ti.Matrix.field: m=0 must be at least 1 (the number of ...
+    """
+    hint = (
+        "write e.g. ti.Vector.field(3, ti.f32, shape=n) or ti.Matrix.field(2, 2, ti.f32, shape=n)"
+    )
+    if what.startswith("ti.types"):
+        hint = "write e.g. ti.types.vector(3, ti.f32) or ti.types.matrix(2, 2, ti.f32)"
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TiTypeError(f"{what}: {name}={value!r} must be a positive int", hint=hint)
+    if value < 1:
+        raise TiValueError(
+            f"{what}: {name}={value!r} must be at least 1 (the number of components)",
+            hint=hint,
+        )
+    return int(value)
+
+
 class ElementType:
     """An ``n x m`` matrix (``ndim == 2``) or an ``n``-vector (``ndim == 1``) type."""
 
     def __init__(self, n: int, m: int, dtype, ndim: int) -> None:
-        for name, extent in (("n", n), ("m", m)):
-            if not isinstance(extent, int) or isinstance(extent, bool) or extent < 1:
-                raise TiTypeError(
-                    f"ti.types.{'vector' if ndim == 1 else 'matrix'}: {name}={extent!r} "
-                    "must be a positive int",
-                    hint="write e.g. ti.types.vector(3, ti.f32) or ti.types.matrix(2, 2, ti.f32)",
-                )
+        what = f"ti.types.{'vector' if ndim == 1 else 'matrix'}"
+        n, m = component_count(n, what, "n"), component_count(m, what, "m")
         self.n, self.m, self.ndim = n, m, ndim
         self._dtype = dtype
 

@@ -38,6 +38,7 @@ from ti_notebook.errors import TiIndexError, TiOverflowError, TiTypeError, TiVal
 from ti_notebook.lang import autodiff, element_views, exact_numbers, field_text, ndarray, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import matrix_dtypes as dtypes
+from ti_notebook.lang.element_type import component_count
 from ti_notebook.lang.field import (
     Field,
     _assigned_name,
@@ -234,6 +235,10 @@ class Matrix(MatrixArithmetic, MatrixAlgebra):
     @staticmethod
     def ndarray(n: int, m: int, dtype, shape):
         """``ti.Matrix.ndarray(n, m, dtype, shape)``: an ndarray of n x m matrices."""
+        n, m = (
+            component_count(n, "ti.Matrix.ndarray", "n"),
+            component_count(m, "ti.Matrix.ndarray", "m"),
+        )
         return ndarray.Ndarray(dtype, shape, element_shape=(n, m))
 
 
@@ -256,6 +261,7 @@ class Vector(Matrix):
     @staticmethod
     def ndarray(n: int, dtype, shape):
         """``ti.Vector.ndarray(n, dtype, shape)``: an ndarray of n-vectors."""
+        n = component_count(n, "ti.Vector.ndarray", "n")
         return ndarray.Ndarray(dtype, shape, element_shape=(n,))
 
 
@@ -439,7 +445,10 @@ def _dtype(dtype) -> types.DataType:
 
 
 def _make_field(n, m, dtype, shape, name, frame) -> MatrixField:
-    result = MatrixField(int(n), None if m is None else int(m), _dtype(dtype), name)
+    what = "ti.Vector.field" if m is None else "ti.Matrix.field"
+    n = component_count(n, what, "n")
+    m = None if m is None else component_count(m, what, "m")
+    result = MatrixField(n, m, _dtype(dtype), name)
     if not name:
         result.name = _assigned_name(frame) or "field"
         for k, component in enumerate(result.components):
