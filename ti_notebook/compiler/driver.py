@@ -116,7 +116,7 @@ def _compile(request: CompileRequest, hooks) -> tuple[object, Stages, dict]:
     stages = Stages(
         backend,
         optimized,
-        ast=ast.dump(request.source.function_def, indent=2),
+        ast=_ast_text(request.source.function_def),
         ir=ir_text,
         ir_optimized=ir_optimized,
         annotate=annotate,
@@ -124,3 +124,12 @@ def _compile(request: CompileRequest, hooks) -> tuple[object, Stages, dict]:
         report=KernelReport.from_dict(notes),
     )
     return compiled, stages, inputs
+
+
+def _ast_text(node: ast.AST) -> str:
+    """The kernel's syntax tree as ``stages()["ast"]`` shows it; ``ast.dump`` recurses
+    once per level, so a chain of thousands of ``+`` is summarised instead."""
+    try:
+        return ast.dump(node, indent=2)
+    except RecursionError:
+        return f"<the syntax tree of '{getattr(node, 'name', '?')}' is too deep to print>"

@@ -263,7 +263,17 @@ class TraceContext:
         handler = self.dispatch.statements.get(type(node))
         if handler is None:
             raise self.unsupported(node, f"the '{describe(node)}' statement")
-        handler(self, node)
+        try:
+            handler(self, node)
+        except RecursionError:  # unwound to here, the stack has room for the error
+            raise self.error(
+                TiSyntaxError,
+                node,
+                "an expression in this statement nests too deeply to compile (thousands of "
+                "levels: a long chain of '**', unary operators or conditional expressions)",
+                "split it over several statements (s = a ** b, then s = s ** c, ...), or "
+                "compute it in a loop: for i in ti.static(range(n)): ...",
+            ) from None
 
     def expr(self, node: ast.expr):
         """The value of an expression: an IR statement, a Python value or a Vector."""

@@ -26,6 +26,7 @@ import operator
 
 from ti_notebook.errors import TiTypeError
 from ti_notebook.frontend.builder import is_constant
+from ti_notebook.frontend.constants import kernel_value
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.operands import binary, check_scalar
@@ -91,12 +92,36 @@ _UNARY_OPS = {ast.USub: "neg", ast.Invert: "bit_not", ast.Not: "logical_not"}
 
 @HANDLERS.expression(ast.BinOp)
 def _binop(ctx: TraceContext, node: ast.BinOp):
+    # ``x[0] + x[1] + ... + x[599]`` nests to the left once per term: evaluating the
+    # chain in a loop (innermost first) keeps Python's recursion flat for any length
+    chain = [node]
+    while isinstance(chain[-1].left, ast.BinOp):
+        chain.append(chain[-1].left)
+    left = ctx.expr(chain[-1].left)
+    for level in reversed(chain[1:]):
+        left = _nested(ctx, level, left)
+    return _apply(ctx, node, left)
+
+
+def _nested(ctx: TraceContext, node: ast.BinOp, left):
+    """One inner level of a chain, as ``ctx.expr(node)`` would give it (position for
+    errors, Python-scope values turned into kernel values)."""
+    saved = ctx.builder.pos
+    ctx.at(node)
+    try:
+        return kernel_value(ctx, _apply(ctx, node, left))
+    finally:
+        ctx.builder.pos = saved
+
+
+def _apply(ctx: TraceContext, node: ast.BinOp, left):
+    """``node``'s operator on ``left`` (already evaluated) and its right operand."""
     if isinstance(node.op, ast.MatMult):
-        return matmul(ctx, ctx.expr(node.left), ctx.expr(node.right), node)
+        return matmul(ctx, left, ctx.expr(node.right), node)
     op = BINARY_OPS.get(type(node.op))
     if op is None:
         raise ctx.unsupported(node, f"the operator {type(node.op).__name__}")
-    left, right = ctx.expr(node.left), ctx.expr(node.right)
+    right = ctx.expr(node.right)
     sequences = [v for v in (left, right) if isinstance(v, _SEQUENCES)]
     if sequences and all(isinstance(v, _SEQUENCES) or is_constant(v) for v in (left, right)):
         return _python_binary(ctx, node, left, right)  # [n] * dim, shape + (3,), "a" + "b"
