@@ -26,6 +26,7 @@ from ti_notebook.compiler.line_map import line_map
 from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param, return_count, return_slots
 from ti_notebook.compiler.stages import Stages
+from ti_notebook.errors import TiCompileError
 from ti_notebook.frontend import compound_io, local_storage
 from ti_notebook.frontend.tracer import kernel_tracer
 from ti_notebook.frontend.values import NdarrayArg
@@ -105,7 +106,11 @@ def _compile(request: CompileRequest, hooks) -> tuple[object, Stages, dict]:
     module_text, artifact = backend.generate(kernel, request.options, layout.offsets, prefix)
     keep = hooks is not None and hooks.wants_object
     progress.announce(request.name, "LLVM: optimising and emitting code")
-    entry, optimized = backend.load(module_text, artifact, keep_code=keep)
+    try:
+        entry, optimized = backend.load(module_text, artifact, keep_code=keep)
+    except TiCompileError as error:  # the runtime does not know whose code it loads
+        error.kernel_name = error.kernel_name or request.name
+        raise
     if keep:
         hooks.keep(artifact)
     compiled = backend.launchable(

@@ -11,8 +11,8 @@ first call jumps there and the process dies.
 So every object is read before it is loaded (its ELF symbol table lists what it needs,
 after optimisation and instruction selection), and each undefined symbol must resolve:
 to a symbol of the process (libc, libm, libmvec, the runtime's callbacks), to one an
-earlier object defined, to libgcc's helper (``libgcc_s.so.1``, bound with
-``llvm.add_symbol``), or to one of the small LLVM IR definitions here
+earlier object defined, to libgcc's helper (``libgcc_s.so.1``) or libmvec's vector
+math (both bound with ``llvm.add_symbol``), or to one of the small LLVM IR definitions here
 (:data:`FALLBACK_IR`, used where libgcc lacks the helper). Anything else is a
 :class:`~ti_notebook.errors.TiCompileError` naming the symbol, raised before the code is
 loaded, so the process keeps working. An object that is not ELF64 (another OS) is not
@@ -78,7 +78,7 @@ HELPERS = (
 _LINKER_SYMBOLS = frozenset({"_GLOBAL_OFFSET_TABLE_"})
 
 _POWI = """
-define {t} @{name}({t} %a, i32 %b) {{
+define {t} @{name}({t} %a, i32 %b) {
 entry:
   br label %loop
 loop:
@@ -100,7 +100,7 @@ done:
   %inverse = fdiv {t} 1.0, %r1
   %out = select i1 %negative, {t} %inverse, {t} %r1
   ret {t} %out
-}}
+}
 """
 
 # compiler-rt's algorithms as LLVM IR, for a process without libgcc (``{name}``: the
@@ -171,9 +171,15 @@ def defined_symbols(code: bytes) -> list[str]:
 
 
 # -- resolving --------------------------------------------------------------------------
+# Libraries whose functions compiled code may call without the process having loaded
+# them: libgcc's helpers, and libmvec's vector math (an offline-cache hit can need it
+# before anything else loaded it; ``codegen/vector_math.py`` declares those calls).
+LIBRARIES = (("gcc_s", "libgcc_s.so.1"), ("mvec", "libmvec.so.1"))
+
+
 @functools.cache
-def _libgcc() -> ctypes.CDLL | None:
-    for name in (ctypes.util.find_library("gcc_s"), "libgcc_s.so.1"):
+def _library(short: str, soname: str) -> ctypes.CDLL | None:
+    for name in (ctypes.util.find_library(short), soname):
         if name:
             try:
                 return ctypes.CDLL(name)
@@ -182,13 +188,26 @@ def _libgcc() -> ctypes.CDLL | None:
     return None
 
 
-def libgcc_address(name: str) -> int | None:
-    """The address of libgcc's ``name``, or None (no libgcc, or not in it).
+def library_address(name: str) -> int | None:
+    """The address of ``name`` in one of :data:`LIBRARIES`, or None.
 
-    >>> libgcc_address("__no_such_helper") is None
+    >>> library_address("__no_such_helper") is None
     True
     """
-    lib = _libgcc()
+    for short, soname in LIBRARIES:
+        lib = _library(short, soname)
+        if lib is None:
+            continue
+        try:
+            return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+        except AttributeError:
+            continue
+    return None
+
+
+def libgcc_address(name: str) -> int | None:
+    """The address of libgcc's ``name``, or None (no libgcc, or not in it)."""
+    lib = _library(*LIBRARIES[0])
     if lib is None:
         return None
     try:
@@ -217,7 +236,7 @@ def resolve(name: str, engine) -> int | None:
         address = llvm.address_of_symbol(name)
         if address:
             return address
-        address = libgcc_address(name)
+        address = library_address(name)
         if address:
             llvm.add_symbol(name, address)
             return address
