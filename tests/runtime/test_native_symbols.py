@@ -176,3 +176,11 @@ def test_baseline_x86_code_calling_half_and_128_bit_helpers_computes():
     a, b = 9_000_000_000_000_000_000, 3_000_000_019
     assert div128(a, b) == a * 1000000007 // b
     assert struct.calcsize("e") == 2  # the half bit patterns above are IEEE binary16
+
+
+def test_a_truncated_object_is_refused_before_loading():
+    engine = jit()
+    code = engine.object_code(engine.parse(POWI.format(p="t_cut")))
+    with pytest.raises(TiCompileError, match="cannot be read"):
+        engine.add_object(code[:200], ["t_cut_powf"])
+    assert "t_cut_powf" not in engine.defined

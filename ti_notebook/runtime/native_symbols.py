@@ -131,9 +131,16 @@ _resolve_lock = threading.RLock()  # a fallback's own object is checked while re
 # -- reading an object ------------------------------------------------------------------
 def _elf_symbols(code: bytes) -> list[tuple[str, bool]] | None:
     """(name, defined) of each global or weak symbol of an ELF64 little-endian object;
-    None for any other format."""
+    None for any other format; ValueError for an ELF64 object that cannot be read."""
     if len(code) < 64 or code[:4] != b"\x7fELF" or code[4] != 2 or code[5] != 1:
         return None
+    try:
+        return _read_elf_symbols(code)
+    except (struct.error, IndexError, ValueError) as exc:  # ValueError: no NUL, bad UTF-8
+        raise ValueError(f"malformed ELF object: {exc}") from None
+
+
+def _read_elf_symbols(code: bytes) -> list[tuple[str, bool]]:
     shoff = struct.unpack_from("<Q", code, 0x28)[0]
     shentsize, shnum = struct.unpack_from("<HH", code, 0x3A)
     sections = [
@@ -250,8 +257,15 @@ def check_object(code: bytes, engine) -> None:
     """Raises :class:`~ti_notebook.errors.TiCompileError` naming every external symbol
     of object ``code`` that nothing resolves (binding helpers on the way), before the
     object is loaded."""
+    try:
+        needed = undefined_symbols(code) or ()
+    except ValueError as exc:
+        raise TiCompileError(
+            f"the compiled code cannot be read ({exc}); it was not loaded",
+            hint="clear the offline cache (ti.cache.clear()) if the code came from there",
+        ) from None
     with _resolve_lock:
-        missing = [name for name in undefined_symbols(code) or () if resolve(name, engine) is None]
+        missing = [name for name in needed if resolve(name, engine) is None]
     if missing:
         names = ", ".join(f"'{name}'" for name in missing)
         raise TiCompileError(
