@@ -86,6 +86,7 @@ class SimKernel(CompiledKernel):
                 block=launch.block,
                 params=params,
                 shared_bytes=launch.shared_bytes,
+                name=self.name,
             )
             if times is not None:
                 times.append((launch, started, time.monotonic_ns()))

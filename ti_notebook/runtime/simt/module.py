@@ -93,10 +93,13 @@ class SimtKernel:
         self.param_types = entry.param_types
         self.entry_address = address
 
-    def launch(self, grid=1, block=1, params=(), shared_bytes: int = 0) -> None:
+    def launch(
+        self, grid=1, block=1, params=(), shared_bytes: int = 0, name: str | None = None
+    ) -> None:
         """Runs the kernel on ``grid`` blocks of ``block`` threads (ints or 1-3 tuples);
         ``params``: ints for integers and pointers (or NumPy arrays for pointers),
-        floats for ``float``/``double``; ``shared_bytes``: dynamic shared memory."""
+        floats for ``float``/``double``; ``shared_bytes``: dynamic shared memory;
+        ``name``: the kernel's name in run-time errors (default: its LLVM name)."""
         grid = normalize_dims(self.name, "grid", grid)
         block = normalize_dims(self.name, "block", block)
         self.module.device.check_launch(
@@ -114,7 +117,9 @@ class SimtKernel:
             for i, (ty, v) in enumerate(zip(self.param_types, params, strict=True))
         ]
         args = (ctypes.c_uint64 * max(len(slots), 1))(*slots)
-        get_runtime().launch(self.name, self.entry_address, ctypes.addressof(args), block, grid)
+        get_runtime().launch(
+            name or self.name, self.entry_address, ctypes.addressof(args), block, grid
+        )
 
     __call__ = launch
 

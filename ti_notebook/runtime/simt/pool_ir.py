@@ -1,4 +1,4 @@
-"""LLVM IR of the emulator's thread pool, block loop, launcher and deadlock watchdog.
+"""LLVM IR of the emulator's thread pool, block loop and launcher.
 
 It is appended to ``sync_ir.SYNC_IR`` (the two share the globals declared there) and
 compiled once per process into the JIT by ``runtime.py``.
@@ -12,10 +12,11 @@ compiled once per process into the JIT by ``runtime.py``.
   One copy of shared memory is therefore enough.
 - ``setjmp`` before each kernel call is where a failing thread lands (``@escape``).
 - The launcher (the Python thread, inside a ctypes call that released the GIL) sleeps on
-  ``@done`` and wakes every ``$POLL_MS`` ms to look for a deadlock: every live thread of
-  the block waiting on a barrier generation that has not moved, and no progress
-  (barrier completions, exits) for ``quiet_polls`` polls in a row. That is exact (no
-  time limit on slow kernels) and takes about ``POLL_MS * quiet_polls`` to notice.
+  ``@done`` and wakes every ``$POLL_MS`` ms (``watch_ir.py``): it turns SIGINT into an
+  abort, and looks for a deadlock (every live thread of the block waiting on a barrier
+  generation that has not moved, and no progress, barrier completions or exits, for
+  ``quiet_polls`` polls in a row: exact, no time limit on slow kernels) or a stall (a
+  block whose threads spin in loops that cannot end, for ``stall_polls`` polls).
 
     >>> "define i32 @tin_simt_launch(" in POOL_IR
     True
@@ -96,6 +97,7 @@ entry:
   store atomic i64 %full, ptr @bar monotonic, align 8
   call void @llvm.memset.p0.i64(ptr @reduce, i8 0, i64 16, i1 false)
   %serial = atomicrmw add ptr @block_serial, i64 1 monotonic, align 8
+  call void @reset_polls(i32 %n)
   br label %warps
 warps:
   %w = phi i32 [ 0, %entry ], [ %w1, %warps ]
@@ -267,63 +269,16 @@ define internal void @futex_wait_ms(ptr %addr, i32 %val, i32 %ms) {
   ret void
 }
 
-; True if every live thread of the block waits on a generation that has not moved;
-; counts them by kind into %counts (block barrier, warp exchange, warp sync).
-define internal i1 @all_stuck(ptr %counts) {
-entry:
-  %n = load i32, ptr @nthreads, align 4
-  br label %scan
-scan:
-  %i = phi i32 [ 0, %entry ], [ %i1, %next ]
-  %live = phi i32 [ 0, %entry ], [ %live1, %next ]
-  %more = icmp ult i32 %i, %n
-  br i1 %more, label %look, label %end
-look:
-  %st = call ptr @state(i32 %i)
-  %exp = getelementptr %State, ptr %st, i32 0, i32 10
-  %ex = load atomic i32, ptr %exp acquire, align 4
-  %gone = icmp ne i32 %ex, 0
-  br i1 %gone, label %skip, label %live_thread
-live_thread:
-  %wk = getelementptr %State, ptr %st, i32 0, i32 7
-  %kind = load atomic i32, ptr %wk acquire, align 4
-  %running = icmp eq i32 %kind, 0
-  br i1 %running, label %no, label %waiting
-waiting:
-  %ww = getelementptr %State, ptr %st, i32 0, i32 8
-  %word = load ptr, ptr %ww, align 8
-  %wg = getelementptr %State, ptr %st, i32 0, i32 9
-  %g = load i32, ptr %wg, align 4
-  %now = load atomic i32, ptr %word acquire, align 4
-  %moved = icmp ne i32 %now, %g
-  br i1 %moved, label %no, label %count
-count:
-  %k0 = sub i32 %kind, 1
-  %cp = getelementptr [3 x i32], ptr %counts, i64 0, i32 %k0
-  %c = load i32, ptr %cp, align 4
-  %c1 = add i32 %c, 1
-  store i32 %c1, ptr %cp, align 4
-  br label %next
-skip:
-  br label %next
-next:
-  %live1 = phi i32 [ %live, %skip ], [ 1, %count ]
-  %i1 = add i32 %i, 1
-  br label %scan
-end:
-  %some = icmp ne i32 %live, 0
-  ret i1 %some
-no:
-  ret i1 false
-}
-
-; Runs a launch: %dims = block x, y, z, grid x, y, z; %spin: see @await. Returns 0 or
-; an error code (details in tin_simt_error_info()).
+; Runs a launch: %dims = block x, y, z, grid x, y, z; %spin: see @await; %interrupt:
+; the SIGINT state [interrupted, launch running]. Returns 0 or an error code (details
+; in tin_simt_error_info()).
 define i32 @tin_simt_launch(ptr %entry_fn, ptr %args_ptr, ptr %dims, i32 %quiet_polls,
-                            i32 %spin) {
+                            i32 %spin, i32 %stall_polls, ptr %interrupt) {
 entry:
+  store atomic i32 0, ptr %interrupt monotonic, align 4
+  %running = getelementptr i32, ptr %interrupt, i64 1
+  store atomic i32 1, ptr %running seq_cst, align 4
   store i32 %spin, ptr @spin, align 4
-  %counts = alloca [3 x i32], align 4
   store ptr %entry_fn, ptr @entry, align 8
   store ptr %args_ptr, ptr @args, align 8
   call void @llvm.memcpy.p0.p0.i64(ptr @ntid, ptr %dims, i64 12, i1 false)
@@ -355,6 +310,8 @@ entry:
 no_threads:
   %have = load i32, ptr @pool_size, align 4
   call void @fail(ptr null, i32 $ERROR_THREADS, i32 %n, i32 %have, i32 0)
+  %running_off = getelementptr i32, ptr %interrupt, i64 1
+  store atomic i32 0, ptr %running_off seq_cst, align 4
   ret i32 $ERROR_THREADS
 coords:
   %i = phi i32 [ 0, %entry_ok ], [ %i1, %coords ]
@@ -398,37 +355,11 @@ wake:
   %more_wake = icmp ult i32 %j1, %n
   br i1 %more_wake, label %wake, label %watch
 watch:
-  %last_progress = phi i32 [ -1, %wake ], [ %p_now, %poll ], [ %p_now, %deadlock ]
-  %quiet = phi i32 [ 0, %wake ], [ %quiet1, %poll ], [ 0, %deadlock ]
-  %d = load atomic i32, ptr @done acquire, align 4
-  %finished = icmp eq i32 %d, %n
-  br i1 %finished, label %exit, label %sleep
-sleep:
-  call void @futex_wait_ms(ptr @done, i32 %d, i32 $POLL_MS)
-  %p_now = load atomic i32, ptr @progress acquire, align 4
-  %same = icmp eq i32 %p_now, %last_progress
-  br i1 %same, label %inspect, label %poll
-inspect:
-  call void @llvm.memset.p0.i64(ptr %counts, i8 0, i64 12, i1 false)
-  %stuck = call i1 @all_stuck(ptr %counts)
-  br label %poll
-poll:
-  %stuck_now = phi i1 [ false, %sleep ], [ %stuck, %inspect ]
-  %q = add i32 %quiet, 1
-  %quiet1 = select i1 %stuck_now, i32 %q, i32 0
-  %deadlocked = icmp uge i32 %quiet1, %quiet_polls
-  %ab = load atomic i32, ptr @abort acquire, align 4
-  %live = icmp eq i32 %ab, 0
-  %report = and i1 %deadlocked, %live
-  br i1 %report, label %deadlock, label %watch
-deadlock:
-  %cb = load i32, ptr %counts, align 4
-  %cep = getelementptr [3 x i32], ptr %counts, i64 0, i64 1
-  %ce = load i32, ptr %cep, align 4
-  %csp = getelementptr [3 x i32], ptr %counts, i64 0, i64 2
-  %cs = load i32, ptr %csp, align 4
-  call void @fail(ptr null, i32 $ERROR_DEADLOCK, i32 %cb, i32 %ce, i32 %cs)
-  br label %watch
+  call void @watch(i32 %n, i32 %quiet_polls, i32 %stall_polls, ptr %interrupt)
+  ; the interrupt handler raises the flag only while this is set (interrupt_ir.py)
+  %running_end = getelementptr i32, ptr %interrupt, i64 1
+  store atomic i32 0, ptr %running_end seq_cst, align 4
+  br label %exit
 exit:
   %code = load i32, ptr @error, align 4
   ret i32 %code

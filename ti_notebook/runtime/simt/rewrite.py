@@ -17,6 +17,8 @@ What changes, and why:
 - address spaces stay: x86 treats address spaces below 256 as plain memory and an
   ``addrspacecast`` between them as a no-op, so ``addrspace(1)``/``(3)`` pointers, static
   shared arrays and ``syncscope("device")`` atomics compile as they are;
+- every loop polls for an abort (Ctrl-C), and writes are counted, for the watchdog
+  (``polls.py``);
 - each kernel gets an entry trampoline ``void(ptr args)`` that loads its parameters from
   8-byte slots, so the native block loop can call any signature.
 
@@ -49,6 +51,7 @@ from ti_notebook.errors import TiRuntimeError, TiValueError
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.simt.intrinsics import RUNTIME_DECLARATIONS, Shim, thread_shim
 from ti_notebook.runtime.simt.nvvm_math import libdevice_shim, math_shim
+from ti_notebook.runtime.simt.polls import instrument
 from ti_notebook.runtime.simt.ptx_asm import DECLARATIONS as ASM_DECLARATIONS
 from ti_notebook.runtime.simt.ptx_asm import asm_body, normalize
 from ti_notebook.runtime.simt.runtime import DYNAMIC_SHARED_SYMBOL
@@ -312,6 +315,7 @@ def rewrite_for_host(nvptx_ir: str, entry_prefix: str) -> HostModule:
     text = re.sub(r"^target (triple|datalayout) = .*$", "", text, flags=re.M)
     text = re.sub(r"^((?:define|declare) [^\n]*?)\bptx_(?:kernel|device) ", r"\1", text, flags=re.M)
     text = re.sub(r"\bcall ptx_(?:kernel|device) ", "call ", text)
+    text = instrument(text, set(kernel_names))  # polls for Ctrl-C and the stall watchdog
     if dynamic:
         declaration = re.compile(rf"^@{re.escape(DYNAMIC_SHARED_SYMBOL)} = external [^\n]*$", re.M)
         text = declaration.sub("", text)

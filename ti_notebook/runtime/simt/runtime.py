@@ -14,6 +14,7 @@ turns a failure the native side reports into a ``ti_notebook.errors`` exception.
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import platform
 import sys
@@ -22,14 +23,23 @@ from string import Template
 
 import llvmlite.binding as llvm
 
-from ti_notebook.errors import TiRuntimeError
+from ti_notebook.errors import KernelInterrupted, TiRuntimeError
+from ti_notebook.runtime import interrupt
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.simt import sync_ir, vprintf
 from ti_notebook.runtime.simt.pool_ir import POOL_IR
 from ti_notebook.runtime.simt.sync_ir import SYNC_IR
 from ti_notebook.runtime.simt.warp_ir import WARP_IR
+from ti_notebook.runtime.simt.watch_ir import WATCH_IR
+from ti_notebook.runtime.threadpool import get_pool
 
-__all__ = ["SimtRuntime", "get_runtime", "DYNAMIC_SHARED_SYMBOL", "MAX_DYNAMIC_SHARED"]
+__all__ = [
+    "SimtRuntime",
+    "get_runtime",
+    "DYNAMIC_SHARED_SYMBOL",
+    "MAX_DYNAMIC_SHARED",
+    "STALL_SECONDS",
+]
 
 # Every module's extern shared array resolves to this one buffer (blocks run one after
 # another), sized for the opt-in maximum of sm_80/sm_90 (227 KB).
@@ -49,6 +59,10 @@ _YIELDS = 64
 # The watchdog's poll interval and how many quiet polls in a row make a deadlock.
 _POLL_MS = 20
 QUIET_POLLS = 5
+# How long a block may spin with no progress before the launch fails (``watch_ir.py``
+# defines progress; a stall is exact, so this only needs to outlast scheduling noise).
+# Read at each launch.
+STALL_SECONDS = 1.0
 # Worker stacks: GPU threads have at most 512 KB of local memory; callbacks into Python
 # (vprintf) need some room too.
 _STACK_BYTES = 2 * 1024 * 1024
@@ -68,6 +82,8 @@ _EXPORTS = (
     "tin_simt_vote",
     "tin_simt_activemask",
     "tin_simt_trap",
+    "tin_simt_poll",
+    "tin_simt_poll_slot",
 )
 _CONTROL = ("tin_simt_init", "tin_simt_launch", "tin_simt_error_info", "tin_simt_after_fork")
 _LIBC = (
@@ -91,6 +107,8 @@ _LAUNCH = ctypes.CFUNCTYPE(
     ctypes.c_void_p,
     ctypes.c_int32,
     ctypes.c_int32,
+    ctypes.c_int32,
+    ctypes.c_void_p,
 )
 
 _runtime: SimtRuntime | None = None
@@ -98,7 +116,7 @@ _runtime_lock = threading.Lock()
 
 
 def _runtime_ir() -> str:
-    return Template(SYNC_IR + WARP_IR + POOL_IR).substitute(
+    return Template(SYNC_IR + WARP_IR + WATCH_IR + POOL_IR).substitute(
         POLL_MS=_POLL_MS,
         YIELDS=_YIELDS,
         STACK_BYTES=_STACK_BYTES,
@@ -108,6 +126,8 @@ def _runtime_ir() -> str:
         ERROR_BARRIER=sync_ir.ERROR_BARRIER,
         ERROR_TRAP=sync_ir.ERROR_TRAP,
         ERROR_THREADS=sync_ir.ERROR_THREADS,
+        ERROR_INTERRUPTED=sync_ir.ERROR_INTERRUPTED,
+        ERROR_STALLED=sync_ir.ERROR_STALLED,
     )
 
 
@@ -164,15 +184,29 @@ class SimtRuntime:
     ) -> None:
         """Runs ``grid`` blocks of ``block`` threads of the entry trampoline (whose one
         argument is ``args_address``); raises :class:`TiRuntimeError` if the kernel
-        trapped, deadlocked or used a warp operation the emulator cannot run."""
+        trapped, deadlocked, stalled (a block waiting for another) or used a warp
+        operation the emulator cannot run, :class:`KernelInterrupted` on SIGINT."""
         dims = (ctypes.c_int32 * 6)(*block, *grid)
+        stall_polls = max(1, math.ceil(STALL_SECONDS * 1000 / _POLL_MS))
         with self.lock:
             vprintf.begin_launch()
             try:
-                code = self._launch(entry_address, args_address, dims, QUIET_POLLS, _SPIN)
+                code = self._launch(
+                    entry_address,
+                    args_address,
+                    dims,
+                    QUIET_POLLS,
+                    _SPIN,
+                    stall_polls,
+                    interrupt.state_address,
+                )
                 error = list(self._error)
             finally:
                 vprintf.end_launch()
+        if code == sync_ir.ERROR_INTERRUPTED:
+            raise KernelInterrupted(
+                f"kernel '{kernel_name}' was interrupted; fields keep what it wrote"
+            )
         if code:
             raise _launch_error(kernel_name, error, block)
 
@@ -228,6 +262,19 @@ def _launch_error(kernel: str, error: list[int], block: tuple[int, int, int]) ->
             hint="a failed assertion or bounds check in the kernel; the launch's other "
             "blocks did not run",
         )
+    if code == sync_ir.ERROR_STALLED:
+        waiting = f", {b} at __syncthreads and {c} at warp operations" if b or c else ""
+        return TiRuntimeError(
+            f"kernel '{kernel}' {where} made no progress for {STALL_SECONDS:g} s: {a} "
+            f"thread(s) spin in a loop whose state repeats{waiting}, and no thread writes "
+            "memory, passes a barrier or exits. A block waiting for another block is a "
+            "likely cause (a flag a later block sets): CUDA does not guarantee that "
+            "blocks run at the same time, and the SIMT emulator runs them one after "
+            "another, so such a wait never ends here and may hang a GPU too",
+            hint="do not make a block wait for work of another block in the same launch: "
+            "split the kernel in two (a launch boundary orders them), or give that work "
+            "to threads of the same block",
+        )
     if code == sync_ir.ERROR_THREADS:
         return TiRuntimeError(
             f"kernel '{kernel}': the SIMT emulator needs {a} OS threads for one block but "
@@ -243,5 +290,8 @@ def get_runtime() -> SimtRuntime:
     if _runtime is None:
         with _runtime_lock:
             if _runtime is None:
+                # the native SIGINT handler comes with the CPU pool: it must be in
+                # front of CPython's for Ctrl-C to reach a running launch
+                get_pool()
                 _runtime = SimtRuntime()
     return _runtime

@@ -30,6 +30,8 @@ ERROR_MASK = 3
 ERROR_BARRIER = 4
 ERROR_TRAP = 5
 ERROR_THREADS = 6
+ERROR_INTERRUPTED = 7  # SIGINT
+ERROR_STALLED = 8  # a block that can only wait for another block (watch_ir.py)
 
 SYNC_IR = r"""
 ; index, tid.x, tid.y, tid.z, lane, warp, go (futex), wait kind (watchdog), wait word,
