@@ -17,8 +17,9 @@ each arch with ``gpu.against_cpu(build)``; every session is a fresh ``ti.init``.
 ``make test-sim``'s environment does not turn the CPU reference into the emulator.
 
 The emulator runs one OS thread per CUDA thread: fields stay small, grids short. A
-kernel that never ends (an emulated thread in an endless loop cannot be stopped) ends
-the run after :data:`HANG_SECONDS` with every thread's traceback, instead of hanging it.
+kernel that never ends (an endless loop that still writes memory is not a stall the
+emulator reports) ends the run after :data:`HANG_SECONDS` with every thread's
+traceback, instead of hanging it.
 """
 
 from __future__ import annotations

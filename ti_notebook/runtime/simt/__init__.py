@@ -7,7 +7,9 @@ module into x86-64 IR, replacing NVVM intrinsics with calls into a native runtim
 thread, with real block barriers (``__syncthreads``), warp barriers, shuffles and votes
 through per-warp exchange slots, and shared memory; blocks run one after another.
 Threads that exit early count as arrived at barriers; a deadlock (a barrier or shuffle
-in divergent code) is detected and raised, not hung on.
+in divergent code) is detected and raised, not hung on. Every loop head polls
+(``polls.py``), so Ctrl-C stops a launch (``KernelInterrupted``), and a block that can
+only wait for a later block (a stall, ``watch_ir.py``) is raised as an error too.
 
     >>> from ti_notebook.runtime.simt import SimtModule, SIMT_DEVICE
     >>> SIMT_DEVICE.warp_size
