@@ -2,7 +2,7 @@
 where they differ, one line per case.
 
 >>> check_model({"arg|+|i8|i8": [0] * 64}, "i8", "+")[:1]
-['arg i8(0) + i8(1): got 0, want 1']
+["const i8(-7) + i8(-7): got {'error': 'missing'}, want -14"]
 """
 
 from __future__ import annotations
