@@ -9,7 +9,9 @@ A kernel's cache key has two parts:
   ``ti.func``\\ s it reaches read, as a path from a name in a scope
   (``["<kernel>", "Params.scale", fingerprint]``, ``frontend/recorder.py``), with the
   value's fingerprint (``frontend/fingerprint.py``: a func's is its source, a field's its
-  memory plan, a Python helper's its code, closure, defaults and the globals it names).
+  memory plan, a Python helper's its code, closure, defaults and the globals it names),
+  and what such helpers read from the process (an environment variable, a file,
+  ``sys.argv``: ``frontend/process_reads.py``).
 
 The index stores, per pre-key, the dependency lists seen so far. A later process
 resolves each path again (the root name in the same scope, then the attribute chain; no
@@ -31,6 +33,7 @@ import json
 from pathlib import Path
 
 from ti_notebook.compiler.request import CompoundType
+from ti_notebook.frontend import process_reads
 from ti_notebook.frontend.fingerprint import fingerprint
 from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE, closure_vars, scope_of
 from ti_notebook.lang.field import Field
@@ -39,7 +42,7 @@ from ti_notebook.lang.snode import SNode
 from ti_notebook.lang.struct_base import StructTypeBase
 from ti_notebook.version import __version__
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: func annotations in their prints, entries name their pre-key
 _MISSING = object()
 
 
@@ -194,7 +197,7 @@ def record_dependencies(
         scope, path = key
         if not isinstance(scope, str) or not isinstance(path, str):
             continue
-        if scope not in scopes:
+        if scope not in scopes and scope not in process_reads.PROCESS_SCOPES:
             return None, f"it reads '{path}' in a ti.func that no name leads to"
         print_ = fingerprint(value)
         if print_ is None:
@@ -261,6 +264,8 @@ def dependencies_hold(
 
 def _resolve(scopes: dict, scope: str, path: str, template_values: dict):
     """As tracing reached it: the root name in its scope, then each attribute."""
+    if scope in process_reads.PROCESS_SCOPES:  # an environment variable, a file, argv
+        return process_reads.value_now(scope, path)
     root, *attributes = path.split(".")
     if scope == TEMPLATE_SCOPE:
         value = template_values.get(root, _MISSING)

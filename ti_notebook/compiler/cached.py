@@ -22,6 +22,7 @@ holds it: the point is to see the passes run.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 
@@ -83,7 +84,10 @@ def compile_cached(request: CompileRequest):
     if pre is None:
         return _uncacheable(request, "a template argument has no stable fingerprint")
     # print_ir asks to see the passes run: a hit would run none (the entry is rewritten)
-    candidates = [] if request.options.print_ir else store.candidates(pre)
+    # an index entry is trusted only for the key its pre-key and dependencies make: one
+    # edited to name another entry is ignored (and replaced), never loaded
+    key_of = functools.partial(cache_keys.full_key, pre)
+    candidates = [] if request.options.print_ir else store.candidates(pre, key_of)
     for candidate in candidates:
         dependencies, key = candidate.get("dependencies"), candidate.get("key")
         if not isinstance(dependencies, list) or not isinstance(key, str):
@@ -96,7 +100,7 @@ def compile_cached(request: CompileRequest):
         )
         if values is None:
             continue
-        hit = _load(store, key, request, started, values, dependencies)
+        hit = _load(store, key, request, started, values, dependencies, pre)
         if hit is not None:
             cache_policy.stats["hits"] += 1
             return hit
@@ -140,6 +144,7 @@ def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> 
     report = stages["report"].to_dict()
     report.pop("cache", None)
     header.update(stages={name: stages[name] for name in _STAGE_NAMES}, report=report, trees=trees)
+    header.update(pre=hooks.pre, dependencies=hooks.dependencies)  # what its key is made of
     try:
         store.save(hooks.key, request.name, header, payload)
         store.remember(hooks.pre, hooks.dependencies, hooks.key)
@@ -157,11 +162,14 @@ def _load(
     started: float,
     values: list,
     dependencies: list,
+    pre: str,
 ):
     loaded = store.load(key)
     if loaded is None:
         return None
     header, payload = loaded
+    if header.get("pre") != pre or header.get("dependencies") != dependencies:
+        return None  # compiled for another kernel or other values: recompiled, replaced
     trees = cache_keys.trees_now(header.get("trees") or [], request.template_values, values)
     if trees is None:
         return None

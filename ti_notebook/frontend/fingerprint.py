@@ -5,7 +5,8 @@ fingerprint it had (``compiler/cache_keys.py``). Values a kernel reads by name o
 attribute path (``frontend/recorder.py``) print as follows:
 
 - numbers, strings, enum members, tuples, lists, dicts and small arrays: their value;
-- fields and SNodes: their memory plan; ``ti.func``\\ s: their source and defaults;
+- fields and SNodes: their memory plan; ``ti.func``\\ s: their source, defaults and
+  the values their parameter and return annotations hold (``x: DT``, resolved now);
   struct types: their members' types and their methods' prints;
 - ``ti.Vector``/``ti.Matrix`` values: their element type and items; vector and matrix
   types (``ti.math.vec3``): their shape and element type;
@@ -53,7 +54,7 @@ from ti_notebook.ir.types import DataType
 from ti_notebook.lang.data_oriented import is_data_oriented
 from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.field import Field
-from ti_notebook.lang.func import Func, KernelBase
+from ti_notebook.lang.func import Func, KernelBase, resolve_annotation
 from ti_notebook.lang.matrix import Matrix, MatrixField
 from ti_notebook.lang.snode import SNode
 from ti_notebook.lang.struct_base import StructTypeBase, describe
@@ -63,6 +64,7 @@ from ti_notebook.lang.struct_values import Struct
 _MAX_DEPTH = 32  # a deeper chain of functions and namespaces is not worth following
 _ARRAY_LIMIT = 1 << 20
 _code_prints: dict[int, tuple[pytypes.CodeType, str, frozenset]] = {}
+_struct_types_printing: set[int] = set()  # struct types whose methods are being printed
 _DYNAMIC_READS = frozenset({"globals", "vars", "eval", "exec", "__dict__", "__import__"})
 
 
@@ -290,7 +292,13 @@ def _compiler_value(value, names) -> str | None:
         of_type = "untyped" if struct_type is None else _compiler_value(struct_type, names)
         return "" if members is None or of_type == "" else f"struct:{of_type}:{members}"
     if isinstance(value, StructTypeBase):  # its layout, and its methods' code
-        methods = [(k, _Printer().print(m, None)) for k, m in sorted(value.methods.items())]
+        if id(value) in _struct_types_printing:  # a method annotated with its own type
+            return f"struct_type:{describe(value)}:within"
+        _struct_types_printing.add(id(value))
+        try:
+            methods = [(k, _Printer().print(m, None)) for k, m in sorted(value.methods.items())]
+        finally:
+            _struct_types_printing.discard(id(value))
         if any(printed is None for _, printed in methods):
             return ""
         return f"struct_type:{describe(value)}:{methods}"
@@ -301,9 +309,10 @@ def _compiler_value(value, names) -> str | None:
             return ""
     if isinstance(value, Func):
         defaults = _Printer().print((value.func.__defaults__, value.func.__kwdefaults__), None)
-        if defaults is None:
+        annotations = _annotations(value)
+        if defaults is None or annotations is None:
             return ""
-        return f"func:{value.qualname}:{value.source().digest()}:{defaults}"
+        return f"func:{value.qualname}:{value.source().digest()}:{defaults}:{annotations}"
     if isinstance(value, KernelBase):
         return f"kernel:{value.name}"
     if isinstance(value, Matrix):  # a ti.Vector value: its type and its items
@@ -312,6 +321,30 @@ def _compiler_value(value, names) -> str | None:
     if isinstance(value, ElementType):  # ti.types.vector(3, ti.f32), ti.math.vec3
         return f"element_type:{value!r}"
     return None
+
+
+def _annotations(func: Func) -> str | None:
+    """The values a func's parameter and return annotations hold now: ``x: DT`` or
+    ``-> ti.types.vector(3, cfg.DT)`` reads globals the source does not show, and the
+    types decide the casts the func's code makes."""
+    signature = func.signature
+    annotations = [p.annotation for p in signature.parameters.values()]
+    printed = []
+    for annotation in [*annotations, signature.return_annotation]:
+        if annotation is inspect.Parameter.empty:
+            printed.append("-")
+            continue
+        value = resolve_annotation(func.func, annotation)
+        text = _Printer().print(value, None)
+        attributes = getattr(value, "__dict__", None)
+        if text is None and _is_ours(type(value).__module__) and attributes is not None:
+            # ti.template(), ti.types.ndarray(...): a ti_notebook object, told by its state
+            state = _Printer().print(dict(attributes), None)
+            text = state and f"{_named(type(value))}:{state}"
+        if text is None:
+            return None
+        printed.append(text)
+    return repr(printed)
 
 
 def relocatable(layout):

@@ -14,7 +14,10 @@ whole old file or a whole new one; several processes may share the directory. Th
 payload carries its own sha256: two processes writing the same entry at once may leave
 one's metadata beside the other's payload, and that pair is still valid. A payload whose
 checksum, magic or key does not match, or whose metadata is malformed or of another
-version, is never loaded: the kernel is recompiled and the entry replaced.
+version, is never loaded: the kernel is recompiled and the entry replaced. Each payload
+also names what its key was made of (the pre-key and dependencies); an index pair whose
+key is not the one its dependencies make (an index edited to point at another valid
+entry), or that leads to a payload made for something else, is not trusted either.
 
 What the checksum protects against is accidents (a full disk, a killed writer, a stray
 edit). It does not protect against someone who can write the directory: they could
@@ -34,6 +37,7 @@ import json
 import os
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from ti_notebook.runtime.cache_files import (
@@ -157,9 +161,11 @@ class CacheStore:
             os.utime(self.dir / f"{key}.json")
 
     # -- index -----------------------------------------------------------------------
-    def candidates(self, pre_key: str) -> list:
+    def candidates(self, pre_key: str, key_of: Callable[[list], str] | None = None) -> list:
         """The (dependencies, key) pairs seen for ``pre_key``; a malformed index is
-        ignored with one warning, and the next ``remember`` rewrites it."""
+        ignored with one warning, and the next ``remember`` rewrites it. ``key_of``
+        (dependencies -> key) checks each pair: one whose key is not the key its
+        dependencies make (an entry edited to name another kernel's) is malformed."""
         if not is_key(pre_key):
             return []
         path = self.dir / "index" / f"{pre_key}.json"
@@ -175,6 +181,7 @@ class CacheStore:
                 if isinstance(c, dict)
                 and is_key(c.get("key"))
                 and isinstance(c.get("dependencies"), list)
+                and (key_of is None or key_of(c["dependencies"]) == c["key"])
             ]
             if isinstance(found, list)
             else []
@@ -186,7 +193,11 @@ class CacheStore:
     def remember(self, pre_key: str, dependencies: list, key: str) -> None:
         if not is_key(pre_key) or not is_key(key) or not self.trusted():
             return
-        known = [c for c in self.candidates(pre_key) if c.get("key") != key]
+        known = [
+            c
+            for c in self.candidates(pre_key)
+            if c.get("key") != key and c.get("dependencies") != dependencies
+        ]
         known.insert(0, {"dependencies": dependencies, "key": key})
         atomic_write(self.dir / "index" / f"{pre_key}.json", json.dumps(known[:16]).encode())
 
