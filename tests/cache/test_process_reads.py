@@ -16,6 +16,7 @@ The clock cannot be checked again, so a kernel whose helper reads it is never ca
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -223,9 +224,7 @@ def test_environment_reads_are_recorded(monkeypatch):
     env = process_reads.ENV_SCOPE
     assert reads.captured == {(env, "TIN_WATCH_A"): "1", (env, "TIN_WATCH_B"): None}
     assert reads.refused is None
-    assert _watched(lambda: os.environb.get(b"TIN_WATCH_A")).captured == {
-        (env, "TIN_WATCH_A"): "1"
-    }
+    assert _watched(lambda: os.environb.get(b"TIN_WATCH_A")).captured == {(env, "TIN_WATCH_A"): "1"}
 
 
 def test_file_reads_are_recorded_by_content(tmp_path):
@@ -241,10 +240,8 @@ def test_file_reads_are_recorded_by_content(tmp_path):
 
 
 def _try_open(path) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         open(path).close()
-    except FileNotFoundError:
-        pass
 
 
 @pytest.mark.parametrize(
@@ -273,3 +270,27 @@ def test_the_watch_ends_with_the_block():
     time.time()
     os.environ.get("HOME")
     assert reads.refused is None and reads.captured == {}
+
+
+def test_a_running_profiler_refuses_and_is_kept():
+    import sys
+
+    def other(frame, event, arg):
+        return None
+
+    sys.setprofile(other)
+    try:
+        reads = _watched(lambda: None)
+        assert sys.getprofile() is other
+    finally:
+        sys.setprofile(None)
+    assert "profiler" in reads.refused
+
+
+def test_nested_watches_both_record(monkeypatch):
+    monkeypatch.setenv("TIN_WATCH_C", "3")
+    outer, inner = Reads({}), Reads({})
+    with process_reads.watch(outer), process_reads.watch(inner):
+        os.getenv("TIN_WATCH_C")
+    key = (process_reads.ENV_SCOPE, "TIN_WATCH_C")
+    assert outer.captured == inner.captured == {key: "3"}

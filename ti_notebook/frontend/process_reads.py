@@ -31,10 +31,14 @@ Make the kernel uncacheable (logged at debug level, as every uncacheable case is
 Not caught (a helper doing these has its first result replayed on a warm start):
 reads from another thread the helper starts; ``posix.environ`` or
 ``os.environ._data``; file metadata without opening the file (``os.path.exists``,
-``os.stat``); files a C extension opens without Python's ``open``; the code of a
-module the helper imports (imports are not watched as file reads); an unseeded
-``random.Random()`` or ``np.random.default_rng()`` the helper makes itself. Helpers run
-while compiling are fingerprinted as before; only their outside reads are new here.
+``os.stat``, ``os.path.getmtime``); files, the clock or ``argv`` read by a C extension
+itself (not through Python's ``open``, ``time`` or a function naming ``argv``); the code
+of a module the helper imports (imports are not watched); an unseeded
+``random.Random()`` or ``np.random.default_rng()`` the helper makes itself.
+
+Only calls the tracer runs (``frontend/calls.py``) are watched: a property or a module
+``__getattr__`` a kernel reads as ``cfg.N`` runs again when a warm start resolves the
+path, so what it reads is checked without a watch.
 
     >>> import os
     >>> from ti_notebook.frontend.recorder import Reads
@@ -44,6 +48,7 @@ while compiling are fingerprinted as before; only their outside reads are new he
     ...     n = int(os.getenv("TIN_DOC_N"))
     >>> reads.captured[(ENV_SCOPE, "TIN_DOC_N")], value_now(ENV_SCOPE, "TIN_DOC_N")
     ('4', '4')
+    >>> del os.environ["TIN_DOC_N"]
     >>> import time
     >>> with watch(reads):
     ...     _ = time.time()
