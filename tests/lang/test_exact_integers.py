@@ -154,9 +154,18 @@ def test_struct_fields_and_ndarrays(dt, edges):
     assert [a[i] for i in range(3)] == edges
     a.from_numpy(np.array(edges, dtype=dt.np_dtype))
     _exact(a.to_numpy(), edges)
-    b = ti.Vector.ndarray(3, dt, shape=1)
+    a.from_numpy(edges[::-1])  # a list
+    _exact(a.to_numpy(), edges[::-1])
+    b = ti.Vector.ndarray(3, dt, shape=2)
     b[0] = np.array(edges, dtype=dt.np_dtype)
-    _exact(b[0], edges)
+    b[1] = edges
+    _exact(b.to_numpy(), edges * 2)
+    b.fill(edges[0])
+    _exact(b.to_numpy(), [edges[0]] * 6)
+    value = ti.Vector([0, 0, 0], dt=dt)
+    value[:] = edges
+    value[0] = edges[1]
+    _exact(value, [edges[1], *edges[1:]])
 
 
 def test_vector_operations_keep_u64_exact():

@@ -147,7 +147,7 @@ class Matrix(MatrixArithmetic, MatrixAlgebra):
 
     def _store(self, index, value) -> None:
         try:
-            self._data[index] = np.asarray(value)
+            self._data[index] = _typed(value, self._spec)
         except (IndexError, TypeError) as exc:
             raise TiIndexError(
                 f"index {index!r} does not select from a value of shape {self.shape}: {exc}"
@@ -263,6 +263,13 @@ class Vector(Matrix):
         """``ti.Vector.ndarray(n, dtype, shape)``: an ndarray of n-vectors."""
         n = component_count(n, "ti.Vector.ndarray", "n")
         return ndarray.Ndarray(dtype, shape, element_shape=(n,))
+
+
+def _typed(value, spec) -> np.ndarray:
+    """A value written into components of ``spec``, its integers exact."""
+    if isinstance(spec, types.DataType):
+        return exact_numbers.typed_array(value, spec, "a component")
+    return exact_numbers.weak_array(value, "a component")
 
 
 def _filled(dt, n: int, m: int | None, value) -> Matrix:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
-from ti_notebook.lang import field_text, types
+from ti_notebook.lang import exact_numbers, field_text, types
 from ti_notebook.lang.field import normalize_shape
 from ti_notebook.runtime import host_copy
 
@@ -113,7 +113,7 @@ class Ndarray:
         return host_copy.copy_out(self._array, None, _config.current().num_threads)
 
     def from_numpy(self, array) -> None:
-        array = np.asarray(array)
+        array = exact_numbers.as_array(array, self.dtype, "ndarray")
         if array.shape != self._array.shape:
             raise TiValueError(
                 f"from_numpy: shape {array.shape} != ndarray shape {self._array.shape}"
@@ -125,14 +125,14 @@ class Ndarray:
         self.from_numpy(other._array)
 
     def fill(self, value) -> None:
-        self._array[...] = value
+        self._array[...] = exact_numbers.typed_array(value, self.dtype, "ndarray")
 
     def __getitem__(self, key):
         element = self._array[key]
         return element.item() if np.ndim(element) == 0 else element.copy()
 
     def __setitem__(self, key, value) -> None:
-        self._array[key] = np.asarray(value)
+        self._array[key] = exact_numbers.typed_array(value, self.dtype, "ndarray")
 
     def __repr__(self) -> str:
         return field_text.ndarray_repr(self)
