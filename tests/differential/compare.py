@@ -63,8 +63,9 @@ def check_model(results: dict, group: str, op: str) -> list[str]:
     return bad
 
 
-def check_errors(results: dict, group: str, op: str) -> list[str]:
-    """Invalid items (integer-only operators on floats...) that compiled."""
+def check_errors(results: dict, group: str, op: str, error: str | None = None) -> list[str]:
+    """Invalid items (integer-only operators on floats...) that compiled, or (``error``
+    given) that raised another exception class than ``error``."""
     bad = []
     for b in cases.rhs_types(op, "arg", group):
         if cases.valid(op, group, b):
@@ -72,6 +73,8 @@ def check_errors(results: dict, group: str, op: str) -> list[str]:
         got = results.get(cases.key("invalid", op, group, b), [{"error": "missing"}])
         if not isinstance(got, list) or got[0].get("error") in (None, "crash", "missing"):
             bad.append(f"{op} on {group}, {b or '-'}: compiled ({got})")
+        elif error is not None and got[0]["error"] != error:
+            bad.append(f"{op} on {group}, {b or '-'}: {got[0]['error']}, not {error}")
     return bad
 
 

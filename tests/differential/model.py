@@ -156,7 +156,7 @@ def _undefined_float(op: str, rt: str, x, y) -> bool:
     non-positive or non-integral power), and ``%`` whose quotient is beyond the type's
     precision (``x - y * floor(x / y)`` is then rounding noise)."""
     if op in ("**", "ti.pow"):
-        return (x == 0 and not y > 0) or (x < 0 and y != math.floor(y))
+        return (x == 0 and not y > 0) or (x < 0 and math.isfinite(y) and y != math.floor(y))
     if op == "%" and y not in (0, 0.0) and not math.isinf(y) and not math.isnan(x):
         return abs(x / y) >= 2.0 ** MANTISSA[rt] if not math.isinf(x) else False
     return False
@@ -206,8 +206,12 @@ def expected(op: str, a: str, b: str, x, y=None):
     if op in ("**", "ti.pow") and not is_float(b):
         if not is_float(a):
             return _int_binary(op, x, y, rt)
-        # an integral exponent: repeated multiplication, so its parity decides the sign
-        magnitude = _pow(abs(x), float(y)) if not math.isnan(x) else math.nan
+        # an integral exponent: repeated multiplication, so its parity decides the sign,
+        # and nan ** 0 is 1 (C99's pow, and Taichi's repeated squaring)
+        magnitude = _pow(abs(x), float(y))
+        if y < 0:  # the reciprocal of the positive power (Taichi's): 0 where it overflows
+            power = _pow(abs(x), float(-y))
+            magnitude = 1.0 / power if power else math.inf
         negative = math.copysign(1.0, x) < 0 and y % 2 == 1
         with np.errstate(all="ignore"):
             return float(NP[rt](-magnitude if negative else magnitude))

@@ -76,9 +76,12 @@ class Arithmetic:
     def declare(self, name: str, ret: ll.Type, arg_types: list) -> ll.Function:
         return declare(self.module, name, ret, arg_types)
 
-    def flagged(self, inst: ll.Instruction) -> ll.Instruction:
+    def flagged(self, inst: ll.Instruction, contract: bool = True) -> ll.Instruction:
         if self.fast_math:
-            inst.flags.extend(FAST_FLAGS)
+            # no 'contract' on f16: a CPU computes half in float, so a fused multiply-add
+            # would keep a float product instead of rounding each step to f16 (Taichi)
+            contract = contract and not isinstance(inst.type, ll.HalfType)
+            inst.flags.extend(f for f in FAST_FLAGS if contract or f != "contract")
         return inst
 
     def suffix(self, dtype: types.DataType) -> str:
@@ -145,7 +148,10 @@ class Arithmetic:
             return self.intrinsic(f"llvm.floor.{sfx}", t, [self.flagged(b.fdiv(a, c))])
         if op == "mod":
             q = self.intrinsic(f"llvm.floor.{sfx}", t, [self.flagged(b.fdiv(a, c))])
-            return self.flagged(b.fsub(a, self.flagged(b.fmul(c, q))))
+            # unfused, as Taichi: an FMA would keep the exact product c * q, and the
+            # remainder of a quotient beyond the type's precision would differ
+            product = self.flagged(b.fmul(c, q), contract=False)
+            return self.flagged(b.fsub(a, product), contract=False)
         if op in ("pow", "atan2"):
             return self.transcendental(op, [a, c], dtype)
         if op in ("min", "max"):

@@ -140,6 +140,8 @@ class IRBuilder:
     def cast(self, value, dtype: types.DataType) -> ir.Stmt:
         if not isinstance(dtype, types.DataType):
             dtype = self.data_type(dtype)  # float, int, np.float32...
+        if is_constant(value):
+            return self._typed_literal(value, dtype)
         value = self.value(value)
         if value.dtype is dtype:
             return value
@@ -148,6 +150,20 @@ class IRBuilder:
             with np.errstate(all="ignore"):
                 return self.const(converted.astype(dtype.np_dtype).item(), dtype)
         return self.emit(ir.CastStmt(value, dtype))
+
+    def _typed_literal(self, value, dtype: types.DataType) -> ir.ConstStmt:
+        """A Python number whose type is now known, converted once: ``ti.f64(0.1)`` and
+        ``x + 0.1`` with an f64 ``x`` keep the double 0.1 (through ``default_fp`` it
+        would be rounded to f32 first, and 1e300 become inf)."""
+        if dtype.is_float:
+            try:
+                return self.const(float(value), dtype)
+            except OverflowError:  # an int beyond any double: inf, as a cast gives
+                return self.const(math.copysign(math.inf, value), dtype)
+        if isinstance(value, float):  # float to int truncates (NaN/inf: as a cast does)
+            with np.errstate(all="ignore"):
+                value = np.array(value).astype(dtype.np_dtype).item()
+        return self.const(int(value), dtype)
 
     # -- operations --------------------------------------------------------------------
     def binary(self, op: str, lhs, rhs):
@@ -173,6 +189,8 @@ class IRBuilder:
                 f"bit operation '{op}' needs integers, got {lt} and {rt}",
                 hint="cast with ti.cast(x, ti.i32) first",
             )
+        if op == "pow" and not rt.is_float:
+            return self._integral_power(lhs, rhs, lt, rt)
         if op in ("shl", "shr"):
             dtype = lt
         elif op == "truediv" and not lt.is_float and not rt.is_float:
@@ -183,10 +201,35 @@ class IRBuilder:
         else:
             dtype = types.promote(lt, rt)
         a, b = self.cast(lhs, dtype), self.cast(rhs, dtype)
-        if op == "pow" and not dtype.is_float and dtype.is_signed and self.config.debug:
-            self._check_exponent(rhs, b)
         result = types.i32 if op in COMPARE else dtype
         return self.emit(ir.BinaryOpStmt(op, a, b, result))
+
+    def _integral_power(self, lhs, rhs, lt: types.DataType, rt: types.DataType) -> ir.Stmt:
+        """``x ** n`` with an integer ``n`` has the base's type (Taichi's rule). An integer
+        power is computed in the promoted type, which keeps the exponent's value, and
+        wrapped to the base's type (the low bits of a product depend only on the
+        operands' low bits). A float power takes the sign from the exponent's parity:
+        the exponent as a float may be rounded to an even number (2**63 - 1 -> 2**63)."""
+        if not lt.is_float:
+            dtype = types.promote(lt, rt)
+            a, b = self.cast(lhs, dtype), self.cast(rhs, dtype)
+            if dtype.is_signed and self.config.debug:
+                self._check_exponent(rhs, b)
+            return self.cast(self.emit(ir.BinaryOpStmt("pow", a, b, dtype)), lt)
+        base = self.cast(lhs, lt)
+        mantissa = {16: 11, 32: 24, 64: 53}[lt.bits]
+        if is_constant(rhs):  # even, or held exactly by the float type: pow is right
+            exact = rhs % 2 == 0 or abs(rhs) <= 1 << mantissa
+        else:
+            exact = rt.bits - rt.is_signed <= mantissa
+        if exact:
+            return self.emit(ir.BinaryOpStmt("pow", base, self.cast(rhs, lt), lt))
+        magnitude = self.binary("pow", self.unary("abs", base), self.cast(rhs, lt))
+        flip = self.binary("lt", base, self.cast(0, lt))
+        if not is_constant(rhs):
+            odd = self.binary("ne", self.binary("bit_and", rhs, self.cast(1, rt)), 0)
+            flip = self.binary("logical_and", odd, flip)
+        return self.select(flip, self.unary("neg", magnitude), magnitude)
 
     def _check_exponent(self, rhs, exponent: ir.Stmt) -> None:
         """Debug mode: an integer power's exponent must not be negative (Taichi's

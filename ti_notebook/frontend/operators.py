@@ -150,9 +150,28 @@ def _unaryop(ctx: TraceContext, node: ast.UnaryOp):
     if isinstance(node.op, ast.Not) and _known(operand) and not is_constant(operand):
         return not operand  # not None, not (), not "": Python's, while compiling
     if isinstance(operand, Vector):
+        if op == "logical_not":
+            _check_integral(ctx, list(operand), node, "not")
         return Vector([ctx.builder.unary(op, v) for v in operand], operand.shape)
     check_scalar(ctx, operand, node)
+    if op == "logical_not":
+        _check_integral(ctx, [operand], node, "not")
     return ctx.builder.unary(op, operand)
+
+
+def _check_integral(ctx: TraceContext, values: list, node: ast.AST, word: str) -> None:
+    """``and``, ``or`` and ``not`` on kernel values take integers (Taichi's rule): a
+    float's truth is spelled as a comparison."""
+    for value in values:
+        dtype = value.dtype if isinstance(value, ir.Stmt) else None
+        if (dtype is not None and dtype.is_float) or isinstance(value, float):
+            what = dtype if dtype is not None else "a float constant"
+            raise ctx.error(
+                TiTypeError,
+                node,
+                f"'{word}' takes integers only, got {what}",
+                "use a comparison such as x != 0.0",
+            )
 
 
 @HANDLERS.expression(ast.BoolOp)
@@ -170,6 +189,7 @@ def _boolop(ctx: TraceContext, node: ast.BoolOp):
         rhs = ctx.expr(value)
         for side in (result, rhs):
             check_scalar(ctx, side, node)
+        _check_integral(ctx, [result, rhs], node, "and" if op == "logical_and" else "or")
         if op == "logical_and":  # Python's value: a if a is falsy else b
             result = b.select(result, rhs, result)
         else:

@@ -64,12 +64,26 @@ def _rounding(op: str):
         args = [ctx.expr(a) for a in node.args]
         kw = keywords(ctx, node)
         dtype = kw.get("dtype", args[1] if len(args) > 1 else None)
-        result = map_vector(ctx, args[0], lambda v: ctx.builder.unary(op, v))
+        result = map_vector(ctx, args[0], lambda v: ctx.builder.unary(op, _real(ctx, v, node)))
         if dtype is not None:
             result = map_vector(ctx, result, lambda v: ctx.builder.cast(v, dtype))
         return result
 
     return handler
+
+
+def _real(ctx: TraceContext, value, node: ast.Call):
+    """floor, ceil and round take floats (Taichi's rule): on an integer they would do
+    nothing, which hides a missing cast."""
+    if isinstance(value, ir.Stmt) and not value.dtype.is_float:
+        name = ast.unparse(node.func)
+        raise ctx.error(
+            TiTypeError,
+            node,
+            f"{name} takes real inputs only, got {value.dtype}",
+            f"cast with ti.cast(x, ti.{ctx.config.default_fp})",
+        )
+    return value
 
 
 for _function, _op in _UNARY.items():
