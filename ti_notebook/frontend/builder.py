@@ -116,7 +116,11 @@ class IRBuilder:
                     hint="use ti.init(default_ip=ti.i64), or ti.cast(..., ti.i64) on a "
                     "smaller value",
                 )
-        value = float(dtype.np_dtype.type(value)) if dtype.is_float else dtype.wrap(int(value))
+        if dtype.is_float:
+            with np.errstate(over="ignore"):  # 1e300 as f32 is inf, as Taichi makes it
+                value = float(dtype.np_dtype.type(value))
+        else:
+            value = dtype.wrap(int(value))
         return self.emit(ir.ConstStmt(value, dtype))
 
     def value(self, value, dtype: types.DataType | None = None) -> ir.Stmt:
@@ -137,10 +141,15 @@ class IRBuilder:
             hint="kernels compute with numbers (ti.i32, ti.f32...), fields and vectors",
         )
 
-    def cast(self, value, dtype: types.DataType) -> ir.Stmt:
+    def cast(self, value, dtype: types.DataType, *, exact_literal: bool = False) -> ir.Stmt:
+        """``value`` as ``dtype``. A Python number first takes its default type
+        (``default_fp``/``default_ip``), as Taichi types literals, then converts: ``x +
+        0.1`` with an f64 ``x`` adds the f32 0.1, as in Taichi. ``exact_literal``: the
+        number converts once, straight to ``dtype`` (``ti.f64(0.1)``, a typed
+        constructor: Taichi keeps the double there)."""
         if not isinstance(dtype, types.DataType):
             dtype = self.data_type(dtype)  # float, int, np.float32...
-        if is_constant(value):
+        if exact_literal and is_constant(value):
             return self._typed_literal(value, dtype)
         value = self.value(value)
         if value.dtype is dtype:
@@ -152,9 +161,9 @@ class IRBuilder:
         return self.emit(ir.CastStmt(value, dtype))
 
     def _typed_literal(self, value, dtype: types.DataType) -> ir.ConstStmt:
-        """A Python number whose type is now known, converted once: ``ti.f64(0.1)`` and
-        ``x + 0.1`` with an f64 ``x`` keep the double 0.1 (through ``default_fp`` it
-        would be rounded to f32 first, and 1e300 become inf)."""
+        """A Python number converted once to ``dtype``: ``ti.f64(0.1)`` keeps the double
+        0.1 (through ``default_fp`` it would be rounded to f32 first, and 1e300 become
+        inf)."""
         if dtype.is_float:
             try:
                 return self.const(float(value), dtype)

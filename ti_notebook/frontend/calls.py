@@ -89,7 +89,7 @@ def _call(ctx: TraceContext, node: ast.Call):
         (value,) = call_args(ctx, node, 1)
         if isinstance(value, int) and not isinstance(value, bool) and func.is_integral:
             return _typed_literal(ctx, node, value, func)
-        return map_vector(ctx, value, lambda v: ctx.builder.cast(v, func))
+        return map_vector(ctx, value, lambda v: ctx.builder.cast(v, func, exact_literal=True))
     return _call_python(ctx, func, node)
 
 
