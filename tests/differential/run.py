@@ -63,7 +63,12 @@ class Session:
 
     def __init__(self, backend: str) -> None:
         self.ti = importlib.import_module("taichi" if backend == "taichi" else "ti_notebook")
-        self.ti.init(arch=self.ti.cpu)
+        if backend == "taichi":
+            # IEEE floats: Taichi's fast math assumes no NaN or inf (LLVM's 'fast' flags),
+            # which leaves those cases undefined; no offline cache: every kernel is new
+            self.ti.init(arch=self.ti.cpu, fast_math=False, offline_cache=False)
+        else:
+            self.ti.init(arch=self.ti.cpu)
         self.dir = Path(tempfile.mkdtemp(prefix="ti_differential_"))
         self.count = 0
         ti = self.ti
