@@ -20,7 +20,7 @@ import numpy as np
 
 from tests.differential import cases, model
 
-# Taichi runs every mode (fast enough without restarts: ~45 s for all groups on 2 cores)
+# Taichi runs every mode: with no restarts, even literal operands (const) are affordable
 MODES = ["const", "arg", "field", "invalid"]
 
 _CODEGEN = "Taichi aborts: its codegen has no {what} (codegen_llvm.cpp: 'Not supported')"
