@@ -113,7 +113,8 @@ FAMILIES = {
 BITWISE = {"&", "|", "^", "<<", ">>", "~"}
 # Taichi's operators that take integers only, and functions that take floats only
 INTEGRAL_ONLY = BITWISE | {"and", "or", "not"}
-REAL_ONLY = {"ti.floor", "ti.ceil", "ti.round"}
+REAL_ONLY = {"ti.floor", "ti.ceil", "ti.round", "ti.sin", "ti.cos", "ti.tan", "ti.asin",
+             "ti.acos", "ti.tanh"}  # fmt: skip
 OPS = [op for family in FAMILIES.values() for op in family]
 
 

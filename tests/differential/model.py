@@ -55,8 +55,8 @@ def result_type(op: str, a: str, b: str) -> str:
         return a if is_float(a) else "f32"  # math on integers is math on f32
     if op in ("<<", ">>") or (op in ("**", "ti.pow") and not is_float(b)):
         return a
-    if op in ("/", "ti.atan2") and not is_float(a) and not is_float(b):
-        return "f32"
+    if op in ("/", "ti.atan2"):  # an integer operand counts as f32 (default_fp)
+        return promoted(a if is_float(a) else "f32", b if is_float(b) else "f32")
     return promoted(a, b)
 
 

@@ -202,11 +202,12 @@ class IRBuilder:
             return self._integral_power(lhs, rhs, lt, rt)
         if op in ("shl", "shr"):
             dtype = lt
-        elif op == "truediv" and not lt.is_float and not rt.is_float:
-            dtype = self.config.default_fp
-        elif op == "atan2":
-            dtype = types.promote(lt, rt)
-            dtype = dtype if dtype.is_float else self.config.default_fp
+        elif op in ("truediv", "atan2"):
+            # an integer operand counts as default_fp (Taichi's rule: i32 / f16 is f32);
+            # it converts straight to the result type, so f64 / i32 keeps every bit of
+            # the integer (Taichi rounds it through f32 first)
+            fp = self.config.default_fp
+            dtype = types.promote(lt if lt.is_float else fp, rt if rt.is_float else fp)
         else:
             dtype = types.promote(lt, rt)
         a, b = self.cast(lhs, dtype), self.cast(rhs, dtype)

@@ -51,9 +51,15 @@ _UNARY = {
 _ROUNDING = {ops.floor: "floor", ops.ceil: "ceil", ops.round: "round"}
 
 
+# Taichi refuses these on integers ("takes real inputs only"); sqrt, exp and log cast
+_REAL_ONLY_UNARY = frozenset({"sin", "cos", "tan", "asin", "acos", "tanh"})
+
+
 def _unary(op: str):
     def handler(ctx: TraceContext, node: ast.Call):
         (value,) = call_args(ctx, node, 1)
+        if op in _REAL_ONLY_UNARY:
+            return map_vector(ctx, value, lambda v: ctx.builder.unary(op, _real(ctx, v, node)))
         return map_vector(ctx, value, lambda v: ctx.builder.unary(op, v))
 
     return handler
@@ -73,8 +79,8 @@ def _rounding(op: str):
 
 
 def _real(ctx: TraceContext, value, node: ast.Call):
-    """floor, ceil and round take floats (Taichi's rule): on an integer they would do
-    nothing, which hides a missing cast."""
+    """floor, ceil, round and the trigonometric functions take floats (Taichi's rule):
+    on an integer the first three would do nothing, which hides a missing cast."""
     if isinstance(value, ir.Stmt) and not value.dtype.is_float:
         name = ast.unparse(node.func)
         raise ctx.error(
