@@ -1,0 +1,99 @@
+"""Widget messages handled while a cell's loop runs (the live GUI view's clicks, keys
+and frame acknowledgements).
+
+A Jupyter kernel handles one message at a time, so while a cell runs ``while
+gui.running:`` a click on the view waits for the cell to end. :class:`KernelPoll`
+lets the loop handle the waiting messages between frames through ``jupyter-ui-poll``
+(which holds back any cell queued meanwhile and runs it afterwards, in order). Its
+polling context lives for one cell: it is entered on the first :meth:`KernelPoll.poll`
+of a cell and left when that cell ends, however it ends (an interrupt included).
+Outside a Jupyter kernel, or without ``jupyter-ui-poll``, ``poll()`` does nothing.
+
+>>> poller = KernelPoll()
+>>> poller.poll()  # outside a kernel: nothing to handle
+>>> poller.close()
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["KernelPoll", "in_kernel"]
+
+MESSAGES_PER_POLL = 10  # a click is one or two messages; a drag or a frame ack a few more
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return None
+    return get_ipython()
+
+
+def in_kernel() -> bool:
+    """Whether this process is a Jupyter kernel (widgets can reach a frontend).
+
+    >>> in_kernel()
+    False
+    """
+    shell = _shell()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class KernelPoll:
+    """A ``poll()`` that handles the widget messages waiting, cell after cell.
+
+    ``after_cell`` runs when each cell that polled ends (an interrupted one too).
+    """
+
+    # jupyter-ui-poll allows one polling context at a time: every KernelPoll of the
+    # process (two GUIs in one cell) shares it; (context, poll) while a cell polls
+    _active: tuple[contextlib.AbstractContextManager, Callable[[int], Any]] | None = None
+
+    def __init__(self, after_cell: Callable[[], None] | None = None) -> None:
+        self._after_cell = after_cell
+        self._shell = _shell() if in_kernel() else None
+        self._usable = self._shell is not None
+        if self._usable:
+            try:
+                import jupyter_ui_poll  # noqa: F401
+            except ImportError:  # clicks wait for the cell, as without it
+                self._usable = False
+        if self._shell is not None:
+            self._shell.events.register("post_run_cell", self._cell_ended)
+
+    def poll(self) -> None:
+        """Handle the widget messages that arrived (a few at most)."""
+        if not self._usable:
+            return
+        if KernelPoll._active is None:
+            from jupyter_ui_poll import ui_events
+
+            context = ui_events()
+            KernelPoll._active = (context, context.__enter__())
+        KernelPoll._active[1](MESSAGES_PER_POLL)
+
+    @staticmethod
+    def _leave() -> None:
+        active, KernelPoll._active = KernelPoll._active, None
+        if active is not None:
+            active[0].__exit__(None, None, None)
+
+    def _cell_ended(self, *_args: Any) -> None:
+        # jupyter-ui-poll restores the kernel's handlers itself at the cell's end; its
+        # helper thread is ours to stop, and the next cell polls through a new context
+        self._leave()
+        if self._after_cell is not None:
+            self._after_cell()
+
+    def close(self) -> None:
+        """Stop polling and forget the cell hook (another view re-enters on its next poll)."""
+        self._leave()
+        if self._shell is not None:
+            with contextlib.suppress(ValueError):
+                self._shell.events.unregister("post_run_cell", self._cell_ended)
+            self._shell = None
+        self._usable = False
