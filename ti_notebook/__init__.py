@@ -163,6 +163,7 @@ from ti_notebook.measure.stats import Summary as _Summary
 from ti_notebook.measure.traffic import counted_work as _counted_work
 from ti_notebook.runtime import profiler as _profiler
 from ti_notebook.runtime.trace_export import export_trace as _export_trace
+from ti_notebook.ui.gui import GUI
 from ti_notebook.version import __version__ as __version__
 
 cache = _Namespace(info=_cache.info, clear=_cache.clear)
@@ -205,6 +206,7 @@ types = _Namespace(
 )
 
 __all__ = [
+    "GUI",
     "Matrix",
     "MatrixField",
     "Vector",

@@ -266,3 +266,29 @@ class TiCompileError(TiError, RuntimeError):
 class TiInternalError(TiError, RuntimeError):
     """The compiler broke one of its own rules (``ir/verify.py`` found it): a ti_notebook
     bug, not a mistake in the kernel. ``ti.init(debug=True)`` looks for these."""
+
+
+class GUIFrameLimit(RuntimeError):
+    """A ``ti.GUI`` without a live view drew past its frame budget (``TI_GUI_MAX_FRAMES``).
+
+    ``gui.running`` turns False after the budget; a loop that never reads it (``for
+    frame in range(20000): ... gui.show()``) stops here on its next ``show()``. IPython
+    shows the one line, without a traceback.
+
+    >>> print(GUIFrameLimit(5))  # doctest: +ELLIPSIS
+    ti.GUI stopped after 5 frames (TI_GUI_MAX_FRAMES=5): loop on `while gui.running:` ...
+    """
+
+    def __init__(self, frames: int) -> None:
+        self.frames = frames
+        RuntimeError.__init__(self, frames)
+
+    def __str__(self) -> str:
+        n = self.frames
+        return (
+            f"ti.GUI stopped after {n} frames (TI_GUI_MAX_FRAMES={n}): loop on "
+            "`while gui.running:` to end cleanly, or set TI_GUI_MAX_FRAMES to draw more"
+        )
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"GUIFrameLimit: {self}"]
