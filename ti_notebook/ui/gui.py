@@ -225,9 +225,10 @@ class GUI:
         self.clear()
 
     def _frame_is_last(self, shown: bool = False) -> bool:
-        # headless without a budget never knows its last frame: keep each one in turn
+        # headless without a budget never knows its last frame: in a notebook keep each
+        # one in turn (plain Python shows none, so converting would be wasted)
         if self.max_frames is None:
-            return not self.live
+            return not self.live and output.in_kernel()
         return self.frame + (0 if shown else 1) >= self.max_frames
 
     def _wait_for_fps(self) -> None:
