@@ -6,12 +6,13 @@ printed for the record."""
 
 from __future__ import annotations
 
-import json
+import os
 import re
 
 import pytest
 
 from tests.browser.lab_driver import menu, open_notebook, run_cells, wait_idle
+from tests.browser.test_lab_widgets import _notebook
 
 pytestmark = pytest.mark.browser
 
@@ -54,23 +55,13 @@ COUNT_JS = """() => {
 }"""
 
 
-def _notebook(sources: list[str]) -> str:
-    cells = [
-        {"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None}
-        for s in sources
-    ]
-    kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return json.dumps(
-        {"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4, "nbformat_minor": 5}
-    )
-
-
-# Under ipykernel 7.4, jupyter-ui-poll 1.1's poll() handles no comm message while a cell
-# runs (checked with a plain ipywidgets.Button and a scripted click), so the view never
-# hears the browser's first message and the constructor gives up: strict, so the fix shows.
-@pytest.mark.xfail(
-    strict=True,
-    reason="widget messages are not handled during a running cell under ipykernel 7.4",
+# In JupyterLab 4.6 the jupyter-rfb view renders but no event of it reaches the kernel,
+# during the cell (polled through jupyter-ui-poll, which does carry a Button's click: the
+# tuner's Stop test) or after it, so the view's constructor gives up. It takes ~190 s to
+# fail: run it with TI_GUI_LIVE_CHECK=1 while working on the live view.
+@pytest.mark.skipif(
+    os.environ.get("TI_GUI_LIVE_CHECK") != "1",
+    reason="the live GUI view does not hear the browser yet (TI_GUI_LIVE_CHECK=1 runs it)",
 )
 def test_live_view_shows_frames_hears_clicks_and_stops(lab_server, browser, screenshot_dir):
     base, token, root = lab_server

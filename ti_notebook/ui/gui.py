@@ -7,11 +7,13 @@ The loop Taichi's examples write runs unchanged::
         gui.circles(x.to_numpy(), radius=1.5, color=0x068587)
         gui.show()
 
-In a notebook kernel the frames go to a live view (``ti_notebook.ui.live_view``) whose
-mouse and keys come back through ``get_event``/``is_pressed``/``get_cursor_pos``.
-Without one (``show_gui=False``, nbval, ``jupyter nbconvert --execute``, plain Python,
-or ``TI_GUI_MAX_FRAMES`` set) the GUI is headless: the frame budget of
-:func:`ti_notebook.ui.output.frame_budget` ends ``gui.running``, one more ``show()``
+With ``TI_GUI_LIVE=1`` in a notebook kernel the frames go to a live view
+(``ti_notebook.ui.live_view``, experimental: in JupyterLab 4 its view does not yet hear
+the browser) whose mouse and keys come back through ``get_event``/``is_pressed``/
+``get_cursor_pos``. Otherwise (the default, ``show_gui=False``, nbval, ``jupyter
+nbconvert --execute``, plain Python, or ``TI_GUI_MAX_FRAMES`` set) the GUI is
+headless: the frame budget of :func:`ti_notebook.ui.output.frame_budget` ends
+``gui.running``, one more ``show()``
 raises :class:`~ti_notebook.errors.GUIFrameLimit`, and in a notebook the cell's output
 keeps the last frame as a PNG, plus an animated GIF with ``record=True``.
 
@@ -153,7 +155,10 @@ class GUI:
         self._last_rgb: np.ndarray | None = None
         self._emitted = False
         sink = None
-        if show_gui and output.env_max_frames() is None and output.in_kernel():
+        # the live view is opt-in until it hears the browser in JupyterLab 4 (its
+        # constructor would otherwise wait 2 s for a frontend and fall back anyway)
+        live = _bool_environ("TI_GUI_LIVE", False)
+        if live and show_gui and output.env_max_frames() is None and output.in_kernel():
             sink = _open_live_view(name, self.res)
         self.live = sink is not None
         self._sink: FrameSink = sink if sink is not None else HeadlessSink()
