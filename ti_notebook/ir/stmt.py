@@ -70,6 +70,9 @@ class Block:
     def __init__(self, stmts: list[Stmt] | None = None) -> None:
         self.stmts: list[Stmt] = []
         self.owner: Stmt | None = None
+        # where the last lookup or insertion was: passes rewrite a block front to back, so
+        # the next statement they ask for is just after it (``index`` stays O(1) per call)
+        self._hint = 0
         for stmt in stmts or []:
             self.append(stmt)
 
@@ -81,7 +84,26 @@ class Block:
     def insert(self, index: int, stmt: Stmt) -> Stmt:
         stmt.parent = self
         self.stmts.insert(index, stmt)
+        self._hint = index
         return stmt
+
+    def index(self, stmt: Stmt) -> int:
+        """The position of ``stmt`` in this block (ValueError when it is not there);
+        searched from where the last lookup or insertion was, then from the start.
+
+        >>> from ti_notebook.ir.types import i32
+        >>> b = Block([Stmt(i32), Stmt(i32)])
+        >>> b.index(b.stmts[1]), b.index(b.stmts[0])
+        (1, 0)
+        """
+        stmts = self.stmts
+        start = max(self._hint - 1, 0)
+        try:
+            found = stmts.index(stmt, start)
+        except ValueError:
+            found = stmts.index(stmt, 0, start)
+        self._hint = found
+        return found
 
     def walk(self) -> Iterator[Stmt]:
         """Every statement in this block and its children, in program order."""

@@ -26,13 +26,41 @@ _NAMES_A_LOOP = (
 
 
 def replace_uses(root: ir.Block, old: ir.Stmt, new: ir.Stmt) -> None:
-    """Makes every statement under ``root`` that reads ``old`` read ``new``."""
+    """Makes every statement under ``root`` that reads ``old`` read ``new``. A pass that
+    replaces many statements collects them for one :func:`replace_all_uses` instead: a
+    walk of the whole tree per replacement makes compile time quadratic."""
+    replace_all_uses(root, {old.id: new})
+
+
+def replace_all_uses(root: ir.Block, new_for: dict[int, ir.Stmt]) -> None:
+    """Makes every statement under ``root`` that reads a statement whose id is a key of
+    ``new_for`` read its value instead, in one walk. A replacement that is itself
+    replaced is followed to the end, as if each were applied one after the other.
+
+    >>> from ti_notebook.ir.types import i32
+    >>> b = ir.Block()
+    >>> one, two, three = (b.append(ir.ConstStmt(v, i32)) for v in (1, 2, 3))
+    >>> add = b.append(ir.BinaryOpStmt("add", one, two, i32))
+    >>> replace_all_uses(b, {one.id: two, two.id: three}); (add.lhs, add.rhs) == (three, three)
+    True
+    """
+    if not new_for:
+        return
+    final: dict[int, ir.Stmt] = {}
+    for key, new in new_for.items():
+        seen = {key}
+        while new.id in new_for and new.id not in seen:
+            seen.add(new.id)
+            new = new_for[new.id]
+        final[key] = new
     for stmt in root.walk():
-        if old in stmt.operands():
-            stmt.replace_operand(old, new)
+        for operand in stmt.operands():
+            new = final.get(operand.id)
+            if new is not None:
+                stmt.replace_operand(operand, new)
         loop = getattr(stmt, "loop", None)
-        if loop is old and isinstance(stmt, _NAMES_A_LOOP):
-            stmt.loop = new
+        if loop is not None and loop.id in final and isinstance(stmt, _NAMES_A_LOOP):
+            stmt.loop = final[loop.id]
 
 
 def use_counts(root: ir.Block) -> Counter:
@@ -71,18 +99,43 @@ def enclosing_struct_for(stmt: ir.Stmt) -> ir.Stmt | None:
 
 
 def remove(stmt: ir.Stmt) -> None:
-    stmt.parent.stmts.remove(stmt)
+    block = stmt.parent
+    del block.stmts[block.index(stmt)]
     stmt.parent = None
+
+
+def remove_all(stmts) -> None:
+    """Removes ``stmts`` from their blocks, each block rebuilt once (removing them one by
+    one shifts the rest of the block each time)."""
+    gone: dict[int, list[ir.Stmt]] = {}
+    blocks: dict[int, ir.Block] = {}
+    for stmt in stmts:
+        if stmt.parent is not None:
+            gone.setdefault(id(stmt.parent), []).append(stmt)
+            blocks[id(stmt.parent)] = stmt.parent
+    for key, block in blocks.items():
+        ids = {id(s) for s in gone[key]}
+        block.stmts = [s for s in block.stmts if id(s) not in ids]
+        for stmt in gone[key]:
+            stmt.parent = None
 
 
 def insert_after(anchor: ir.Stmt, stmt: ir.Stmt) -> ir.Stmt:
     block = anchor.parent
-    return block.insert(block.stmts.index(anchor) + 1, stmt)
+    return block.insert(block.index(anchor) + 1, stmt)
 
 
 def insert_before(anchor: ir.Stmt, stmt: ir.Stmt) -> ir.Stmt:
     block = anchor.parent
-    return block.insert(block.stmts.index(anchor), stmt)
+    return block.insert(block.index(anchor), stmt)
+
+
+def replace_stmt(old: ir.Stmt, new: ir.Stmt) -> ir.Stmt:
+    """Puts ``new`` where ``old`` is in its block (uses of ``old`` are left as they are)."""
+    block = old.parent
+    block.stmts[block.index(old)] = new
+    new.parent = block
+    return new
 
 
 def enclosing(stmt: ir.Stmt, kinds: tuple) -> ir.Stmt | None:

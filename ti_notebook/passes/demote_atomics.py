@@ -41,15 +41,17 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
         # a parallel task's prologue and epilogue run once per chunk, concurrently with
         # other chunks: they keep their atomics (thread-local sums are added back there)
         owned = None if serial else owned_memory(task)
+        new_for: dict[int, ir.Stmt] = {}  # every atomic's uses rewritten in one walk
         for stmt in list(task.body.walk()):
             if not (isinstance(stmt, ir.AtomicOpStmt) and stmt.op in _PLAIN):
                 continue
             key = memory_key(stmt.dest)
             if key is None or (owned is not None and key not in owned):
                 continue
-            to_plain(stmt, task.body)
+            to_plain(stmt, task.body, new_for)
             kernel.report["demoted_atomics"].append(_name(stmt.dest))
             changed = True
+        transform.replace_all_uses(task.body, new_for)
     return changed
 
 
@@ -118,8 +120,12 @@ def owned_memory(task: ir.OffloadedStmt) -> set:
     return owned
 
 
-def to_plain(atomic: ir.AtomicOpStmt, root: ir.Block) -> None:
-    """Replaces ``atomic`` by a load, the operation and a store (its value: the load)."""
+def to_plain(
+    atomic: ir.AtomicOpStmt, root: ir.Block, new_for: dict[int, ir.Stmt] | None = None
+) -> None:
+    """Replaces ``atomic`` by a load, the operation and a store (its value: the load).
+    With ``new_for``, the uses of ``atomic`` under ``root`` are left for the caller to
+    rewrite (``transform.replace_all_uses``): the load is recorded there."""
     old = transform.insert_before(atomic, ir.GlobalLoadStmt(atomic.dest))
     new = transform.insert_before(
         atomic, ir.BinaryOpStmt(atomic.op, old, atomic.value, atomic.value.dtype)
@@ -127,7 +133,8 @@ def to_plain(atomic: ir.AtomicOpStmt, root: ir.Block) -> None:
     store = ir.GlobalStoreStmt(atomic.dest, new)
     for stmt in (old, new, store):
         stmt.pos = atomic.pos
-    block = atomic.parent
-    block.stmts[block.stmts.index(atomic)] = store
-    store.parent = block
-    transform.replace_uses(root, atomic, old)
+    transform.replace_stmt(atomic, store)
+    if new_for is not None:
+        new_for[atomic.id] = old
+    else:
+        transform.replace_uses(root, atomic, old)

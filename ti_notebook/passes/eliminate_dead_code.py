@@ -83,7 +83,5 @@ def _remove_dead_statements(kernel: KernelIR) -> bool:
                 dead.append(stmt)
         if not dead:
             return changed_any
-        for stmt in dead:
-            if stmt.parent is not None:
-                transform.remove(stmt)
+        transform.remove_all(dead)
         changed_any = True

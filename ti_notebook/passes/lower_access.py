@@ -19,11 +19,25 @@ from ti_notebook.passes import plan_arith as arith
 
 def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     lowered: dict[int, ir.Stmt] = {}
+    # an access's arithmetic, by access: each block is rebuilt once at the end (inserting
+    # it statement by statement shifts the rest of the block each time: quadratic)
+    before: dict[int, list[ir.Stmt]] = {}
+    blocks: dict[int, ir.Block] = {}
     if capabilities.non_temporal_stores:
         _mark_streaming_stores(kernel)
     for stmt in list(kernel.block.walk()):
         if isinstance(stmt, ir.GlobalPtrStmt):
-            lowered[stmt.id] = _lower(kernel, stmt)
+            emit = _Collect(stmt, before.setdefault(stmt.id, []))
+            lowered[stmt.id] = _lower(kernel, stmt, emit)
+            blocks[id(stmt.parent)] = stmt.parent
+    for block in blocks.values():
+        stmts: list[ir.Stmt] = []
+        for stmt in block.stmts:
+            if stmt.id in lowered:
+                stmts += before[stmt.id]
+                stmt = lowered[stmt.id]
+            stmts.append(stmt)
+        block.stmts = stmts
     if lowered:
         for stmt in kernel.block.walk():
             for operand in stmt.operands():
@@ -32,10 +46,23 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
     return bool(lowered)
 
 
-def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt) -> ir.Stmt:
+class _Collect(arith.Emitter):
+    """Emits into ``stmts``: the statements that go before ``anchor`` in its block."""
+
+    def __init__(self, anchor: ir.Stmt, stmts: list[ir.Stmt]) -> None:
+        super().__init__(anchor)
+        self.stmts = stmts
+
+    def place(self, stmt: ir.Stmt) -> ir.Stmt:
+        stmt.parent = self.anchor.parent
+        self.stmts.append(stmt)
+        return stmt
+
+
+def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt, emit: arith.Emitter) -> ir.Stmt:
+    """The address of ``ptr``'s element, its arithmetic emitted by ``emit``."""
     field = ptr.field
     plan = field.layout()
-    emit = arith.Emitter(ptr)
     loop = _visiting_loop(ptr)
     if loop is not None:
         # The loop's own cell of a field laid out like the loop's: base + k * cell.
@@ -53,9 +80,7 @@ def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt) -> ir.Stmt:
     address = ir.PtrOffsetStmt(root, offset, field.dtype)
     address.pos = ptr.pos
     address.field = field if ptr.private is None else None
-    block = ptr.parent
-    block.stmts[block.stmts.index(ptr)] = address
-    address.parent = block
+    address.parent = ptr.parent
     return address
 
 

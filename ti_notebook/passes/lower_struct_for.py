@@ -220,16 +220,18 @@ def _skip_past_length(
 
 def _replace_indices(owner: ir.Stmt, loop: ir.Stmt, indices: list, linear) -> None:
     """Every ``LoopIndex``/``LoopLinearIndex`` of ``loop`` in ``owner``'s body reads the
-    row loop's values instead; the index statements go."""
+    row loop's values instead; the index statements go (all in one walk: an unrolled body
+    holds one index statement per access)."""
+    new_for: dict[int, ir.Stmt] = {}
     for stmt in list(owner.body.walk()):
         if isinstance(stmt, ir.LoopIndexStmt) and stmt.loop is loop:
-            new = indices[stmt.axis] if indices else _zero_before(stmt)
+            new_for[stmt.id] = indices[stmt.axis] if indices else _zero_before(stmt)
         elif isinstance(stmt, ir.LoopLinearIndexStmt) and stmt.loop is loop:
-            new = linear if linear is not None else _zero_before(stmt, types.i64)
+            new_for[stmt.id] = linear if linear is not None else _zero_before(stmt, types.i64)
         else:
             continue
-        transform.replace_uses(owner.body, stmt, new)
         transform.remove(stmt)
+    transform.replace_all_uses(owner.body, new_for)
 
 
 def _zero_before(stmt: ir.Stmt, dtype=types.i32) -> ir.Stmt:

@@ -88,6 +88,7 @@ def move_local_to_temp(kernel: KernelIR, alloca: ir.AllocaStmt) -> ir.TempPtrStm
 
 
 def _rewrite_local_accesses(root: ir.Block, alloca: ir.AllocaStmt, temp: ir.TempPtrStmt) -> None:
+    new_for: dict[int, ir.Stmt] = {}  # every load's uses rewritten in one walk
     for stmt in list(root.walk()):
         if isinstance(stmt, ir.LocalLoadStmt) and stmt.alloca is alloca:
             new = ir.GlobalLoadStmt(temp)
@@ -98,13 +99,13 @@ def _rewrite_local_accesses(root: ir.Block, alloca: ir.AllocaStmt, temp: ir.Temp
                 stmt.dest = temp
             continue
         new.pos = stmt.pos
-        block = stmt.parent
-        block.stmts[block.stmts.index(stmt)] = new
-        new.parent = block
-        transform.replace_uses(root, stmt, new)
-        for task in root.stmts:  # the loops that tasks came from are outside the tree
-            if task.loop is not None and stmt in task.loop.operands():
-                task.loop.replace_operand(stmt, new)
+        transform.replace_stmt(stmt, new)
+        new_for[stmt.id] = new
+    transform.replace_all_uses(root, new_for)
+    for task in root.stmts:  # the loops that tasks came from are outside the tree
+        for operand in task.loop.operands() if task.loop is not None else ():
+            if operand.id in new_for:
+                task.loop.replace_operand(operand, new_for[operand.id])
 
 
 def _import_outside_values(kernel: KernelIR, task: ir.OffloadedStmt) -> None:
