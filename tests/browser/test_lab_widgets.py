@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.browser.lab_driver import CellNotStarted, menu, run_cells, wait_idle
+from tests.browser.lab_driver import CellNotStarted, menu, open_notebook, run_cells, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -61,14 +61,7 @@ def test_layout_and_tuner_widgets_work_in_jupyterlab(lab_server, browser, screen
 
 
 def _drive(page, base: str, token: str, screenshot_dir) -> None:
-    page.goto(f"{base}/lab/tree/widgets.ipynb?token={token}&reset")
-    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=RUN_S * 1000)
-    # the kernel must be up before Run All, or the run waits on the kernel picker
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('span')].some("
-        "s => s.textContent.includes('Kernel status: Idle'))",
-        timeout=RUN_S * 1000,
-    )
+    open_notebook(page, base, token, "widgets.ipynb", RUN_S)
     menu(page, "Edit", "Clear Outputs of All Cells")
     run_cells(page, RUN_S, len(CELLS))
     page.wait_for_function(f"() => {CELL_COUNT_JS} > 0", timeout=RUN_S * 1000)
@@ -119,13 +112,7 @@ def test_stop_ends_a_sweep_that_a_cell_runs(lab_server, browser, screenshot_dir)
     (root / "stop.ipynb").write_text(_notebook(STOP_CELLS))
     page = browser.new_page(viewport={"width": 1280, "height": 1100})
     try:
-        page.goto(f"{base}/lab/tree/stop.ipynb?token={token}&reset")
-        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=RUN_S * 1000)
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('span')].some("
-            "s => s.textContent.includes('Kernel status: Idle'))",
-            timeout=RUN_S * 1000,
-        )
+        open_notebook(page, base, token, "stop.ipynb", RUN_S)
         menu(page, "Edit", "Clear Outputs of All Cells")
         run_cells(page, RUN_S, 1)
         wait_idle(page, RUN_S)
