@@ -1,4 +1,4 @@
-"""Side by side (issue 5; not a test): the same workloads in ti_notebook, Taichi, Numba, NumPy.
+"""Side by side (not a test): the same workloads in ti_notebook, Taichi, Numba, NumPy.
 
 Each peer runs in its own subprocess, so Taichi and ti_notebook never share a process;
 cold compile runs in fresh processes of its own. The ti_notebook and Taichi kernels are
@@ -11,7 +11,7 @@ stdout and to ``benchmarks/results.md``.
     python benchmarks/compare.py --peer taichi --json    # one peer, JSON lines
     python benchmarks/compare.py --peer numba --cold     # one cold-compile figure
     python benchmarks/compare.py --peers ti_notebook,ti_notebook_unchecked --no-cold
-                                       # bounds checks on against off (issue 11)
+                                       # bounds checks on against off
 
 ``ti_notebook_unchecked`` is ti_notebook with ``ti.init(check_bounds=False)``: the
 table shows it beside ti_notebook (checks on, the default) and their ratio.

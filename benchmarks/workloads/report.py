@@ -15,7 +15,7 @@ from . import spec
 UNCHECKED = "ti_notebook_unchecked"  # ti_notebook with ti.init(check_bounds=False)
 PEERS = ["ti_notebook", UNCHECKED, "taichi", "numba", "numpy"]
 LABELS = {UNCHECKED: "ti_notebook checks off"}
-CHECKS_TARGET = 1.10  # ti_notebook with bounds checks (the default) / without (issue 11)
+CHECKS_TARGET = 1.10  # ti_notebook with bounds checks (the default) / without
 SCALE = {"ms": 1e3, "µs": 1e6}
 
 
