@@ -76,6 +76,33 @@ def _iterations(task: object) -> int | None:
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class _Schedule:
+    """How the CPU runs one parallel task: the threads it uses and the chunks it hands out."""
+
+    parallelize: int | None
+    used: int  # threads
+    iterations: int | None  # None: bounds known only at run time
+    block: int | None
+
+    @classmethod
+    def of(cls, task: object, threads: int) -> _Schedule:
+        config = _get(task, "loop_config") or {}
+        parallelize = config.get("parallelize")
+        used = max(1, min(threads, parallelize) if parallelize else threads)
+        return cls(parallelize, used, _iterations(task), config.get("block_dim"))
+
+    @property
+    def chunks(self) -> int | None:
+        """Chunks of ``block_dim`` iterations (about four per thread when unset); None
+        when the size is unknown or one thread runs the loop inline, unchunked."""
+        if not self.iterations or self.used == 1:
+            return None
+        if self.block:
+            return math.ceil(self.iterations / self.block)
+        return min(self.iterations, 4 * self.used)
+
+
 def slow_reasons(
     tasks: Sequence[object],
     threads: int,
@@ -101,24 +128,22 @@ def slow_reasons(
         found.setdefault(reason.tag, reason)
 
     for task in tasks:
-        kind = _get(task, "kind")
-        if kind == "serial":
+        if _get(task, "kind") == "serial":
             if options.get("serialize"):
                 add(Reason("serialised", "serialize=True: one thread runs the whole loop"))
             continue
-        config = _get(task, "loop_config") or {}
-        parallelize = config.get("parallelize")
-        used = max(1, min(threads, parallelize) if parallelize else threads)
-        if used == 1:
-            why = f"parallelize={parallelize}" if parallelize == 1 else f"{threads} thread pool"
+        plan = _Schedule.of(task, threads)
+        if plan.used == 1:
+            why = (
+                f"parallelize={plan.parallelize}"
+                if plan.parallelize == 1
+                else f"{threads} thread pool"
+            )
             add(Reason("one thread", f"{why}: one thread runs the loop, other cores idle"))
-        iterations = _iterations(task)
-        if not iterations or used == 1:
+        chunks, block, iterations = plan.chunks, plan.block, plan.iterations
+        if chunks is None:
             continue  # bounds known only at run time; one thread runs inline, unchunked
-        block = config.get("block_dim")
-        claims = math.ceil(iterations / block) * CLAIM_S if block else 0.0
-        if block and block >= MIN_CHUNK and seconds and claims >= CLAIM_SHARE * seconds:
-            chunks = math.ceil(iterations / block)
+        if block and block >= MIN_CHUNK and seconds and chunks * CLAIM_S >= CLAIM_SHARE * seconds:
             add(
                 Reason(
                     "many chunks",
@@ -128,7 +153,6 @@ def slow_reasons(
                 )
             )
         if block and block < MIN_CHUNK and iterations > block:
-            chunks = math.ceil(iterations / block)
             add(
                 Reason(
                     "tiny chunks",
@@ -136,15 +160,15 @@ def slow_reasons(
                     "chunk costs about as much as running it",
                 )
             )
-        chunks = math.ceil(iterations / block) if block else min(iterations, 4 * used)
-        if used > 1 and chunks < used:
+        if chunks < plan.used:
             cause = f"block_dim={block}" if block else f"{iterations} iterations"
+            idle = plan.used - chunks
             add(
                 Reason(
                     "idle threads",
                     f"{cause}: the loop's {iterations} iterations make {chunks} "
-                    f"chunk{'s' if chunks != 1 else ''} for {used} threads; "
-                    f"{used - chunks} thread{'s' if used - chunks != 1 else ''} get no work",
+                    f"chunk{'s' if chunks != 1 else ''} for {plan.used} threads; "
+                    f"{idle} thread{'s' if idle != 1 else ''} get no work",
                 )
             )
     return list(found.values())
@@ -152,19 +176,9 @@ def slow_reasons(
 
 def _schedule(tasks: Sequence[object], threads: int) -> tuple[int, int]:
     """(threads used, chunks handed out) over the parallel tasks whose size is known."""
-    used_most, chunks_total = 1, 0
-    for task in tasks:
-        if _get(task, "kind") == "serial":
-            continue
-        config = _get(task, "loop_config") or {}
-        parallelize = config.get("parallelize")
-        used = max(1, min(threads, parallelize) if parallelize else threads)
-        used_most = max(used_most, used)
-        iterations = _iterations(task)
-        if iterations and used > 1:
-            block = config.get("block_dim")
-            chunks_total += math.ceil(iterations / block) if block else min(iterations, 4 * used)
-    return used_most, chunks_total
+    plans = [_Schedule.of(t, threads) for t in tasks if _get(t, "kind") != "serial"]
+    used = max([1, *(p.used for p in plans)])
+    return used, sum(p.chunks or 0 for p in plans)
 
 
 def reasons_against_best(
