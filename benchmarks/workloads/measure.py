@@ -73,11 +73,9 @@ class Timer:
         timing = protocol.measure([candidate], rounds=rounds, warmup=0, sync=self.sync)[0]
         return _figure(timing)
 
-    def per_call(
-        self, fn: Callable[..., object], *args: object, calls: int = 5000, batches: int = 9
-    ) -> dict:
+    def per_call(self, fn: Callable[..., object], *args: object, batches: int = 9) -> dict:
         """The same figure per call of ``fn(*args)``: each sample a batch of calls
-        lasting at least 5 ms (about ``calls`` for a launch of a microsecond)."""
+        lasting at least 5 ms (about 5,000 for a launch of a microsecond)."""
         for _ in range(100):
             fn(*args)
         self.sync()
