@@ -19,6 +19,7 @@ interrupt included). Outside a Jupyter kernel (or in an older one without
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -30,11 +31,9 @@ MESSAGES_PER_POLL = 10  # a click is one or two messages; a drag or a frame ack 
 
 
 def _shell() -> Any:
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython is a dependency
-        return None
-    return get_ipython()
+    """IPython's shell when IPython runs this process (never imported just to ask)."""
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
 
 
 def in_kernel() -> bool:

@@ -18,20 +18,14 @@ from __future__ import annotations
 import base64
 import io
 import os
-import sys
 
 import numpy as np
 from PIL import Image
 
+from ti_notebook.ui.kernel_poll import in_kernel
+
 DEFAULT_NOTEBOOK_FRAMES = 60
 ENV_MAX_FRAMES = "TI_GUI_MAX_FRAMES"
-
-
-def in_kernel() -> bool:
-    """Whether this process is a Jupyter kernel (IPython's ZMQ shell)."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def env_max_frames() -> int | None:
