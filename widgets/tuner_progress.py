@@ -24,6 +24,8 @@ import time
 
 import ipywidgets as widgets
 
+from ti_notebook.ui.kernel_poll import in_kernel
+
 __all__ = ["SweepProgress"]
 
 
@@ -35,14 +37,10 @@ def _bundle(widget, text: str) -> dict:
 def _ipython_display(widget, text: str):
     """A display handle showing ``widget`` (``text`` where it cannot be shown) in an
     IPython kernel's output, else None."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:  # pragma: no cover - ipywidgets needs IPython
+    if not in_kernel():
         return None
-    shell = get_ipython()
-    if shell is None or getattr(shell, "kernel", None) is None:
-        return None
+    from IPython.display import display
+
     return display(_bundle(widget, text), raw=True, display_id=True)
 
 
