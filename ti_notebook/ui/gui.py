@@ -31,63 +31,18 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import time
-import warnings
-import weakref
 from typing import Any
 
 import numpy as np
 
-from ti_notebook.errors import GUIFrameLimit
 from ti_notebook.ui import frames as _keys
 from ti_notebook.ui import output
 from ti_notebook.ui.events import EventQueue
-from ti_notebook.ui.frames import Event, FrameSink, HeadlessSink
+from ti_notebook.ui.frames import Event, FrameSink
 from ti_notebook.ui.images import as_array, image_planes
+from ti_notebook.ui.presenter import Presenter
 from ti_notebook.ui.raster import Canvas
 from ti_notebook.ui.text import text_mask
-
-_live_failed_warned = False
-_pending: weakref.WeakSet[GUI] = weakref.WeakSet()
-
-
-def _bool_environ(key: str, default: bool) -> bool:
-    return bool(int(os.environ[key])) if key in os.environ else default
-
-
-def _open_live_view(name: str, res: tuple[int, int]) -> FrameSink | None:
-    """The live view, or None (with one warning per process) when it cannot open."""
-    global _live_failed_warned
-    try:
-        from ti_notebook.ui.live_view import LiveView
-
-        return LiveView(name, res[0], res[1])
-    except Exception as exc:  # a missing widget package or no frontend: draw headless
-        # no frontend (nbconvert, nbval) is the expected headless case: no warning there
-        expected = str(exc).startswith(("no frontend", "no Jupyter kernel"))
-        if not expected and not _live_failed_warned:
-            _live_failed_warned = True
-            warnings.warn(
-                f"ti.GUI: the live view is not available ({exc}); drawing headless",
-                stacklevel=3,
-            )
-        return None
-
-
-def _flush_pending(*_args: object) -> None:
-    """After a cell: show the frames of GUIs that drew in it and did not show them yet."""
-    for gui in list(_pending):
-        gui._emit_outputs()
-
-
-def _hook_post_execute() -> None:
-    if not output.in_kernel():
-        return
-    from IPython import get_ipython
-
-    events = get_ipython().events
-    if _flush_pending not in events.callbacks["post_execute"]:
-        events.register("post_execute", _flush_pending)
 
 
 def _vector(values: Any, n: int, dtype: type, name: str) -> np.ndarray:
@@ -136,7 +91,6 @@ class GUI:
         fast_gui: bool = False,
         record: bool = False,
     ) -> None:
-        show_gui = _bool_environ("TI_GUI_SHOW", show_gui)
         self.name = name
         if isinstance(res, numbers.Number):
             res = (res, res)
@@ -144,26 +98,35 @@ class GUI:
         self.fast_gui = fast_gui
         self.background_color = background_color
         self.canvas = Canvas(self.res[0], self.res[1], background_color)
-        self.frame = 0
         self.event: Event | None = None
         self._input = EventQueue()
         self._running = True
-        self._fps_limit: float | None = 60.0
-        self._last_show = 0.0
         self._widgets: dict[int, Any] = {}
-        self._recorder = output.Recorder() if record else None
-        self._last_rgb: np.ndarray | None = None
-        self._emitted = False
-        sink = None
-        # the live view is opt-in until it hears the browser in JupyterLab 4 (its
-        # constructor would otherwise wait 2 s for a frontend and fall back anyway)
-        live = _bool_environ("TI_GUI_LIVE", False)
-        if live and show_gui and output.env_max_frames() is None and output.in_kernel():
-            sink = _open_live_view(name, self.res)
-        self.live = sink is not None
-        self._sink: FrameSink = sink if sink is not None else HeadlessSink()
-        self.max_frames = output.frame_budget(self.live)
-        _hook_post_execute()
+        # sink, frame budget, recorder and cell outputs, shared with ti.ui.Window
+        self._presenter = Presenter(name, self.res, show_gui, record, owner="ti.GUI")
+
+    @property
+    def frame(self) -> int:
+        """How many frames were shown."""
+        return self._presenter.frame
+
+    @property
+    def live(self) -> bool:
+        """Whether the frames go to a live view in the notebook."""
+        return self._presenter.live
+
+    @property
+    def max_frames(self) -> int | None:
+        """The frame budget (None: no limit)."""
+        return self._presenter.max_frames
+
+    @property
+    def _sink(self) -> FrameSink:
+        return self._presenter.sink
+
+    @_sink.setter
+    def _sink(self, sink: FrameSink) -> None:
+        self._presenter.sink = sink
 
     # lifecycle ---------------------------------------------------------------------
 
@@ -176,8 +139,7 @@ class GUI:
     def close(self) -> None:
         """Stop: the view closes and, in a notebook, the last frame stays in the output."""
         self._running = False
-        self._sink.close()
-        self._emit_outputs()
+        self._presenter.close()
 
     @property
     def running(self) -> bool:
@@ -185,7 +147,7 @@ class GUI:
         self._poll()
         if self._input.stop_requested:
             self._running = False
-        if self.max_frames is not None and self.frame >= self.max_frames:
+        if self._presenter.out_of_frames():
             self._running = False
         return self._running
 
@@ -198,67 +160,28 @@ class GUI:
     @property
     def fps_limit(self) -> float | None:
         """Most frames per second a live view shows (headless runs never wait)."""
-        return self._fps_limit
+        return self._presenter.fps_limit
 
     @fps_limit.setter
     def fps_limit(self, value: float | None) -> None:
-        self._fps_limit = None if not value else float(value)
+        self._presenter.fps_limit = None if not value else float(value)
 
     def show(self, file: str | os.PathLike | None = None) -> None:
         """End the frame: send it to the view (or save it to ``file``), then clear."""
-        if self.max_frames is not None and self.frame >= self.max_frames:
-            self._emit_outputs()
-            raise GUIFrameLimit(self.max_frames)
-        recording = self._recorder is not None and self._recorder.wants()
-        rgb = None
-        if self.live or recording or file or self._frame_is_last():
-            rgb = self.canvas.to_rgb8()
-        if file:
-            output.save_image(rgb, file)
-        if self.live:
-            self._wait_for_fps()
-            self._sink.push(rgb)
-        if self._recorder is not None:
-            self._recorder.offer(rgb)
-        if rgb is not None:
-            self._last_rgb = rgb
-        self.frame += 1
+        presenter = self._presenter
+        presenter.check_budget()
+        rgb = self.canvas.to_rgb8() if presenter.needs_rgb(file) else None
+        presenter.present(rgb, file)
         self._poll()
-        _pending.add(self)
-        if self._frame_is_last(shown=True):
-            self._emit_outputs()
         self.clear()
-
-    def _frame_is_last(self, shown: bool = False) -> bool:
-        # headless without a budget never knows its last frame: in a notebook keep each
-        # one in turn (plain Python shows none, so converting would be wasted)
-        if self.max_frames is None:
-            return not self.live and output.in_kernel()
-        return self.frame + (0 if shown else 1) >= self.max_frames
-
-    def _wait_for_fps(self) -> None:
-        if self._fps_limit:
-            delay = self._last_show + 1.0 / self._fps_limit - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
-        self._last_show = time.perf_counter()
-
-    def _emit_outputs(self) -> None:
-        if self._emitted or self.live or self.frame == 0:
-            return
-        self._emitted = True
-        _pending.discard(self)
-        animation = self.animation() if self._recorder is not None else None
-        output.display_outputs(self._last_rgb, animation)
 
     def record(self, limit: int = 200) -> None:
         """Keep the frames shown from now on (at most ``limit``, evenly spaced)."""
-        self._recorder = output.Recorder(limit)
+        self._presenter.record(limit)
 
     def animation(self, fps: float = 24.0) -> output.Animation:
         """The recorded frames as an inline animation (a GIF); empty without ``record``."""
-        frames = self._recorder.frames if self._recorder is not None else []
-        return output.Animation(frames, fps)
+        return self._presenter.animation(fps)
 
     # images ------------------------------------------------------------------------
 

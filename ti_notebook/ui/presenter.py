@@ -1,0 +1,197 @@
+"""Where a GUI's finished frames go: shared by ``ti.GUI`` and ``ti.ui.Window``.
+
+A :class:`Presenter` owns everything between "the frame is drawn" and "the user sees
+it": the choice of sink (the live view with ``TI_GUI_LIVE=1`` in a notebook, else
+headless), the frame budget of :func:`ti_notebook.ui.output.frame_budget` and the
+one-line :class:`~ti_notebook.errors.GUIFrameLimit` past it, the fps limit of a live
+view, the recorder behind ``record=True``, and the PNG (plus GIF) left in the cell's
+output when the budget ends, the GUI closes, or the cell ends (IPython's
+``post_execute``).
+
+A GUI asks :meth:`Presenter.needs_rgb` before converting its frame (plain Python
+headless shows nothing, so it skips the conversion), then calls
+:meth:`Presenter.present`.
+
+>>> p = Presenter("demo", (4, 2), show=False)
+>>> p.check_budget(); p.present(np.zeros((2, 4, 3), np.uint8)); p.frame
+1
+>>> p.live, p.max_frames is None
+(False, True)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+import weakref
+
+import numpy as np
+
+from ti_notebook.errors import GUIFrameLimit
+from ti_notebook.ui import output
+from ti_notebook.ui.frames import FrameSink, HeadlessSink
+
+__all__ = ["Presenter", "bool_environ", "open_live_view"]
+
+_live_failed_warned = False
+_pending: weakref.WeakSet[Presenter] = weakref.WeakSet()
+
+
+def bool_environ(key: str, default: bool) -> bool:
+    """An environment flag given as 0/1, or ``default`` when unset.
+
+    >>> bool_environ("TI_NO_SUCH_FLAG", True)
+    True
+    """
+    return bool(int(os.environ[key])) if key in os.environ else default
+
+
+def open_live_view(name: str, res: tuple[int, int], owner: str = "ti.GUI") -> FrameSink | None:
+    """The live view, or None (with one warning per process) when it cannot open.
+
+    >>> open_live_view("demo", (8, 8)) is None  # plain Python: no notebook to show it in
+    True
+    """
+    global _live_failed_warned
+    try:
+        from ti_notebook.ui.live_view import LiveView
+
+        return LiveView(name, res[0], res[1])
+    except Exception as exc:  # a missing widget package or no frontend: draw headless
+        # no frontend (nbconvert, nbval) is the expected headless case: no warning there
+        expected = str(exc).startswith(("no frontend", "no Jupyter kernel"))
+        if not expected and not _live_failed_warned:
+            _live_failed_warned = True
+            warnings.warn(
+                f"{owner}: the live view is not available ({exc}); drawing headless",
+                stacklevel=3,
+            )
+        return None
+
+
+def _flush_pending(*_args: object) -> None:
+    """After a cell: show the frames of GUIs that drew in it and did not show them yet."""
+    for presenter in list(_pending):
+        presenter.emit_outputs()
+
+
+def _hook_post_execute() -> None:
+    if not output.in_kernel():
+        return
+    from IPython import get_ipython
+
+    events = get_ipython().events
+    if _flush_pending not in events.callbacks["post_execute"]:
+        events.register("post_execute", _flush_pending)
+
+
+class Presenter:
+    """A GUI's sink, frame budget, recorder and cell outputs (see the module).
+
+    ``show`` is the GUI's ``show_gui``/``show_window`` (``TI_GUI_SHOW`` overrides it);
+    ``owner`` names the GUI in warnings.
+
+    >>> p = Presenter("demo", (2, 2), show=False, record=True)
+    >>> for _ in range(3):
+    ...     p.present(np.zeros((2, 2, 3), np.uint8))
+    >>> len(p.animation().frames)
+    3
+    """
+
+    def __init__(
+        self,
+        name: str,
+        res: tuple[int, int],
+        show: bool = True,
+        record: bool = False,
+        owner: str = "ti.GUI",
+    ) -> None:
+        show = bool_environ("TI_GUI_SHOW", show)
+        self.frame = 0
+        self.recorder = output.Recorder() if record else None
+        self.last_rgb: np.ndarray | None = None
+        self.fps_limit: float | None = 60.0
+        self._last_show = 0.0
+        self._emitted = False
+        sink = None
+        # the live view is opt-in until it hears the browser in JupyterLab 4 (its
+        # constructor would otherwise wait 2 s for a frontend and fall back anyway)
+        live = bool_environ("TI_GUI_LIVE", False)
+        if live and show and output.env_max_frames() is None and output.in_kernel():
+            sink = open_live_view(name, res, owner)
+        self.live = sink is not None
+        self.sink: FrameSink = sink if sink is not None else HeadlessSink()
+        self.max_frames = output.frame_budget(self.live)
+        _hook_post_execute()
+
+    def out_of_frames(self) -> bool:
+        """Whether the frame budget is spent (``running`` turns False)."""
+        return self.max_frames is not None and self.frame >= self.max_frames
+
+    def check_budget(self) -> None:
+        """Before a frame is shown: past the budget, leave the outputs and stop the loop."""
+        if self.out_of_frames():
+            self.emit_outputs()
+            raise GUIFrameLimit(self.max_frames)
+
+    def needs_rgb(self, file: object = None) -> bool:
+        """Whether the next frame will be seen (view, recording, file, or kept as the last)."""
+        recording = self.recorder is not None and self.recorder.wants()
+        return bool(self.live or recording or file or self._frame_is_last())
+
+    def present(self, rgb: np.ndarray | None, file: str | os.PathLike | None = None) -> None:
+        """Count one frame and send ``rgb`` (``(h, w, 3)`` uint8, row 0 on top) where it goes.
+
+        ``rgb`` may be None when :meth:`needs_rgb` said nobody sees this frame.
+        """
+        if file:
+            output.save_image(rgb, file)
+        if self.live:
+            self._wait_for_fps()
+            self.sink.push(rgb)
+        if self.recorder is not None:
+            self.recorder.offer(rgb)  # None only when the recorder does not want it
+        if rgb is not None:
+            self.last_rgb = rgb
+        self.frame += 1
+        _pending.add(self)
+        if self._frame_is_last(shown=True):
+            self.emit_outputs()
+
+    def _frame_is_last(self, shown: bool = False) -> bool:
+        # headless without a budget never knows its last frame: in a notebook keep each
+        # one in turn (plain Python shows none, so converting would be wasted)
+        if self.max_frames is None:
+            return not self.live and output.in_kernel()
+        return self.frame + (0 if shown else 1) >= self.max_frames
+
+    def _wait_for_fps(self) -> None:
+        if self.fps_limit:
+            delay = self._last_show + 1.0 / self.fps_limit - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+        self._last_show = time.perf_counter()
+
+    def emit_outputs(self) -> None:
+        """Leave the last frame (and the animation) in the cell's output, once."""
+        if self._emitted or self.live or self.frame == 0:
+            return
+        self._emitted = True
+        _pending.discard(self)
+        animation = self.animation() if self.recorder is not None else None
+        output.display_outputs(self.last_rgb, animation)
+
+    def close(self) -> None:
+        """Close the view; in a notebook the last frame stays in the output."""
+        self.sink.close()
+        self.emit_outputs()
+
+    def record(self, limit: int = 200) -> None:
+        """Keep the frames shown from now on (at most ``limit``, evenly spaced)."""
+        self.recorder = output.Recorder(limit)
+
+    def animation(self, fps: float = 24.0) -> output.Animation:
+        """The recorded frames as an inline animation (a GIF); empty without ``record``."""
+        frames = self.recorder.frames if self.recorder is not None else []
+        return output.Animation(frames, fps)
