@@ -83,7 +83,14 @@ class ShellPump:
         else:  # it awaits the event loop, which waits for this cell: give it up
             step.close()
         finally:
+            # The frontend's widget model sends one state update at a time and buffers
+            # the next until the kernel reports "idle" for the one in flight (its
+            # throttle); a concurrent dispatch reports nothing, so without this idle a
+            # view's second update (a frame acknowledgement, a slider's value) would
+            # wait for the cell to end. The cell is still running: report it busy again.
+            kernel._publish_status("idle", "shell")  # parent: the message just handled
             kernel.set_parent(ident, parent, channel="shell")
+            kernel._publish_status("busy", "shell")
 
     def release(self) -> None:
         """Hand the held requests back to the kernel, in order, and let it read on.
