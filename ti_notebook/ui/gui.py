@@ -7,13 +7,13 @@ The loop Taichi's examples write runs unchanged::
         gui.circles(x.to_numpy(), radius=1.5, color=0x068587)
         gui.show()
 
-With ``TI_GUI_LIVE=1`` in a notebook kernel the frames go to a live view
-(``ti_notebook.ui.live_view``, experimental: in JupyterLab 4 its view does not yet hear
-the browser) whose mouse and keys come back through ``get_event``/``is_pressed``/
-``get_cursor_pos``. Otherwise (the default, ``show_gui=False``, nbval, ``jupyter
-nbconvert --execute``, plain Python, or ``TI_GUI_MAX_FRAMES`` set) the GUI is
-headless: the frame budget of :func:`ti_notebook.ui.output.frame_budget` ends
-``gui.running``, one more ``show()``
+In a notebook whose frontend shows widgets (JupyterLab 4, Notebook 7) the frames go
+to a live view in the cell (:mod:`ti_notebook.ui.live_view`) that updates while the loop
+runs; its mouse and keys come back through ``get_event``/``is_pressed``/
+``get_cursor_pos``, and its stop button or Esc ends ``gui.running``. Otherwise
+(``show_gui=False``, ``TI_GUI_LIVE=0``, nbval, ``jupyter nbconvert --execute``, plain
+Python, or ``TI_GUI_MAX_FRAMES`` set) the GUI is headless: the frame budget of
+:func:`ti_notebook.ui.output.frame_budget` ends ``gui.running``, one more ``show()``
 raises :class:`~ti_notebook.errors.GUIFrameLimit`, and in a notebook the cell's output
 keeps the last frame as a PNG, plus an animated GIF with ``record=True``.
 
@@ -119,6 +119,20 @@ class GUI:
     def max_frames(self) -> int | None:
         """The frame budget (None: no limit)."""
         return self._presenter.max_frames
+
+    @property
+    def last_frame(self) -> np.ndarray | None:
+        """The last frame kept (the picture a notebook's output shows), ``uint8 (h, w, 3)``
+        with row 0 at the top; None before one is kept. Headless without a budget in plain
+        Python keeps none (nothing would show it).
+
+        >>> import os; os.environ["TI_GUI_MAX_FRAMES"] = "1"
+        >>> gui = GUI("demo", res=(4, 2), background_color=0xFF0000)
+        >>> gui.show(); del os.environ["TI_GUI_MAX_FRAMES"]
+        >>> gui.last_frame.shape, gui.last_frame[0, 0].tolist()
+        ((2, 4, 3), [255, 0, 0])
+        """
+        return self._presenter.last_rgb
 
     @property
     def _sink(self) -> FrameSink:
