@@ -5,7 +5,9 @@
     python -m benchmarks.compat --backend ti_notebook --frames 2 --out -
     python -m benchmarks.compat --keep /tmp/compat-runs  # keep logs and .npz files
 
-The table is printed and written to ``--out`` (``-``: printed only).
+The table is printed and written to ``--out`` (``-``: printed only); the last frame of
+each of ti_notebook's windows goes to ``--pictures`` (default: ``compat_frames/`` beside
+``--out``, or the scratch folder with ``--out -``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from benchmarks.compat import examples, report, runner
 from benchmarks.compat.mapping import BACKENDS
 
 DEFAULT_OUT = runner.REPO_ROOT / "benchmarks" / "compat.md"
+PICTURES_DIR = "compat_frames"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -37,6 +40,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, help="seconds per run (default: per example)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="markdown file, or - for none")
     parser.add_argument("--keep", type=Path, help="keep each run's log, result and .npz here")
+    parser.add_argument(
+        "--pictures", type=Path,
+        help=f"folder for ti_notebook's last frames (default: {PICTURES_DIR}/ beside --out)",
+    )  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -63,12 +70,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no example matches {args.only}", file=sys.stderr)
         return 2
     backends = list(BACKENDS) if args.backend == "both" else [args.backend]
+    pictures = args.pictures
+    if pictures is None and args.out != "-":
+        pictures = Path(args.out).parent / PICTURES_DIR
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ti_compat_") as scratch:
         workdir = args.keep or Path(scratch)
         rows = runner.run_all(
             root, names, backends, args.frames, args.timeout, workdir, args.jobs,
             progress=_progress(len(names)), keep_arrays=args.keep is not None,
+            pictures=pictures,
         )  # fmt: skip
     command = shlex.join(["python", "-m", "benchmarks.compat", *(argv or sys.argv[1:])])
     text = report.markdown(rows, command, args.frames)

@@ -1,16 +1,18 @@
 """One example, one backend, in this process: run it, then write its result and arrays.
 
 The parent (:mod:`.runner`) starts ``python -m benchmarks.compat.child`` once per
-backend, with the example's folder as the working directory's neighbour (files the
-example writes go to a scratch folder). Here:
+backend, in a scratch folder of its own (files the example writes land there). Here:
 
 1. ``random`` and NumPy are seeded; drift shims go in (:mod:`.shims`);
-2. the backend is imported as ``taichi`` (:mod:`.mapping`), ``ti.init`` is forced to
-   the CPU with a fixed seed, ``ti.GUI`` is the stub (:mod:`.gui_stub`);
+2. the backend is imported as ``taichi`` (:mod:`.mapping`) and ``ti.init`` is forced to
+   the CPU with a fixed seed. Taichi's run gets the headless stand-ins ``ti.GUI``
+   (:mod:`.gui_stub`) and ``ti.ui.Window`` (:mod:`.ggui_stub`); ti_notebook's run keeps
+   its own, with ``TI_GUI_MAX_FRAMES`` set to the same budget (:mod:`.observe`);
 3. the source, with the setting's rewrites and the frame clock, is registered in
    ``linecache`` under the example's own path (kernels read their source from there,
    so line numbers are the file's) and runs as ``__main__``;
-4. the arrays (:mod:`.dump`) go to an ``.npz``, the result to a JSON file.
+4. the arrays (:mod:`.dump`) go to an ``.npz``, the result to a JSON file, and
+   ti_notebook's last frame of each window to a PNG in ``--pictures``.
 
 >>> error_line(ValueError("first line\\n  detail"))
 'ValueError: first line'
@@ -32,10 +34,19 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.compat import dump, examples, gui_stub, mapping, settings, shims
+from benchmarks.compat import (
+    budget,
+    dump,
+    examples,
+    ggui_stub,
+    gui_stub,
+    mapping,
+    observe,
+    settings,
+    shims,
+)
 
 TRACEBACK_LINES = 40
-GUI_PREFIX = "gui/"
 FIELD_PREFIX = "field/"
 
 
@@ -94,7 +105,7 @@ def _run_source(path: Path, source: str, argv: list[str]) -> types.ModuleType:
     module = types.ModuleType("__main__")
     module.__file__ = str(path)
     module.__builtins__ = builtins
-    setattr(module, shims.CLOCK_NAME, shims.FrameClock(lambda: len(gui_stub.SESSION.show_times)))
+    setattr(module, shims.CLOCK_NAME, shims.FrameClock(lambda: budget.current().frames_shown))
     sys.modules["__main__"] = module
     sys.argv = [str(path), *argv]
     sys.path.insert(0, str(path.parent))
@@ -109,11 +120,24 @@ def _run_source(path: Path, source: str, argv: list[str]) -> types.ModuleType:
     return module
 
 
+def _install_windows(backend: str, ti: Any, frames: int) -> observe.Observer | None:
+    """Taichi: the stand-ins; ti_notebook: its own windows with the budget, observed."""
+    if backend == "taichi":
+        mapping.install_gui(ti, gui_stub.StubGUI)
+        ggui_stub.install(ti)
+        return None
+    observe.set_budget(frames)
+    observer = observe.Observer()
+    for cls in observe.window_classes(ti):
+        observer.wrap(cls)
+    return observer
+
+
 def run_example(
-    backend: str, name: str, frames: int, root: Path | None = None
+    backend: str, name: str, frames: int, root: Path | None = None, pictures: Path | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(result, arrays) of ``name`` (under ``root``, the wheel's examples by default) run
-    with ``backend``; the result is JSON-ready."""
+    with ``backend``; the result is JSON-ready. ti_notebook's pictures go to ``pictures``."""
     root = root or examples.examples_dir()
     path = examples.source_path(root, name)
     setting = settings.setting_for(name)
@@ -121,7 +145,7 @@ def run_example(
     arrays: dict[str, Any] = {}
     random.seed(mapping.RANDOM_SEED)
     np.random.seed(mapping.RANDOM_SEED)
-    session = gui_stub.reset(frames=frames, example_file=str(path))
+    session = budget.reset(frames=frames, example_file=str(path))
     module = None
     try:
         source = path.read_text()
@@ -130,27 +154,28 @@ def run_example(
         ti = mapping.install(backend, root)
         result["version"] = version_text(getattr(ti, "__version__", "?"))
         mapping.force_cpu_init(ti)
-        mapping.install_gui(ti, gui_stub.StubGUI)
-        session.started = gui_stub._perf_counter()
+        observer = _install_windows(backend, ti, frames)
+        stops = observe.stop_types(ti)
+        session.started = budget.perf_counter()
         try:
             module = _run_source(path, source, list(setting.argv))
             result["ended"] = "finished"
-        except gui_stub.ExampleStopped as stop:
+        except stops as stop:
             module = sys.modules["__main__"]
-            result["ended"] = f"stopped: {stop}"
+            result["ended"] = f"stopped: {type(stop).__name__} after {session.frames_shown} frames"
         except SystemExit as exit_:
             module = sys.modules["__main__"]
             if exit_.code not in (None, 0):
                 raise
             result["ended"] = "exit()"
-        result["wall_s"] = gui_stub._perf_counter() - session.started
+        result["wall_s"] = budget.perf_counter() - session.started
         result.update(frame_times(session.started, session.show_times))
         result["requested_archs"] = [str(arch) for arch in ti.requested_archs]
+        if observer is not None:
+            result["pictures"] = observer.save_pictures(pictures, name)
         roots = dump.global_roots(vars(module)) + dump.local_roots(session.local_frames)
         fields, result["dump_errors"] = dump.collect(roots)
         arrays.update({FIELD_PREFIX + key: value for key, value in fields.items()})
-        recorded = gui_stub.recorded_arrays()
-        arrays.update({GUI_PREFIX + key: value for key, value in recorded.items()})
     except BaseException as error:  # every failure becomes a result, never a crash
         result.update(
             status="error",
@@ -158,7 +183,7 @@ def run_example(
             where=error_location(error, root),
             blame="harness" if isinstance(error, HarnessError | gui_stub.StubGap) else "backend",
             traceback="".join(traceback.format_exception(error)[-TRACEBACK_LINES:]),
-            wall_s=gui_stub._perf_counter() - session.started,
+            wall_s=budget.perf_counter() - session.started,
             **frame_times(session.started, session.show_times),
         )
         arrays = {}
@@ -174,8 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--result", type=Path, required=True, help="JSON file to write")
     parser.add_argument("--arrays", type=Path, required=True, help=".npz file to write")
     parser.add_argument("--root", type=Path, help="examples folder (default: the wheel's)")
+    parser.add_argument("--pictures", type=Path, help="folder for ti_notebook's last frames")
     args = parser.parse_args(argv)
-    result, arrays = run_example(args.backend, args.example, args.frames, args.root)
+    result, arrays = run_example(args.backend, args.example, args.frames, args.root, args.pictures)
     try:
         np.savez(args.arrays, **arrays)
     except Exception as error:  # e.g. an array NumPy cannot pickle-free save

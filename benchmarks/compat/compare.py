@@ -1,7 +1,7 @@
 """Two runs' arrays against each other: exact up to a tolerance, or statistically.
 
-Keys are ``field/<name>`` (what :mod:`.dump` found) and ``gui/<name>`` (what the GUI
-stub recorded of the last frame). Modes:
+Keys are ``field/<name>``: what :mod:`.dump` found (what the examples draw is not
+compared: Taichi's run draws into a headless stand-in). Modes:
 
 - ``exact``: ``np.isclose(candidate, reference, rtol, atol)`` everywhere but for an
   allowed fraction of ``outliers`` (NaN equals NaN); the reason names the worst element;
@@ -79,9 +79,9 @@ def tolerance_for(name: str, source: str) -> Tolerance:
 
 
 def describe(key: str) -> str:
-    """``field/x`` -> ``field x``; ``gui/gui0.circles[0].pos`` -> ``drawn gui0.circles[0].pos``."""
+    """``field/x`` -> ``field x``; another kind keeps its own word (``array/y`` -> ``array y``)."""
     kind, _, name = key.partition("/")
-    return f"field {name}" if kind == "field" else f"drawn {name}"
+    return f"{kind} {name}"
 
 
 def _g(value: float) -> str:

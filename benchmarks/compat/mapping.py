@@ -10,7 +10,8 @@
   is a package whose ``__path__`` is the wheel's examples folder, so
   ``from taichi.examples.patterns import taichi_logo`` works.
 
-Both backends then get :func:`force_cpu_init` and the GUI stub as ``ti.GUI``.
+Both backends then get :func:`force_cpu_init`; Taichi's run also gets the headless
+``ti.GUI`` stand-in (:func:`install_gui`), ti_notebook's keeps its own.
 
 >>> import types
 >>> fake = types.SimpleNamespace(cpu="x64", calls=[])
@@ -137,7 +138,8 @@ def force_cpu_init(ti: Any) -> None:
 
 
 def install_gui(ti: Any, gui_class: type) -> None:
-    """``ti.GUI`` (and Taichi's ``ti.ui.GUI``, which its ``tools.imshow`` reaches) is the stub."""
+    """``ti.GUI`` (and Taichi's ``ti.ui.GUI``, which its ``tools.imshow`` reaches) is
+    ``gui_class``: Taichi's run draws into the headless stand-in."""
     ti.GUI = gui_class
     ui = getattr(ti, "ui", None)
     for holder in (ui, getattr(ui, "gui", None)):

@@ -2,6 +2,7 @@
 
 Times per step are the median wall time per frame after the first (the first frame
 includes compiling, so it has its own column); ``ratio`` is ti_notebook / Taichi.
+*picture* says whether ti_notebook's own GUI kept its last frame (a dash: it drew none).
 
 >>> from benchmarks.compat.runner import Row
 >>> rows = [Row("a", "pass"), Row("b", "fail", "timeout after 300 s"),
@@ -25,12 +26,12 @@ from pathlib import Path
 from benchmarks.compat import settings
 from benchmarks.compat.runner import CANDIDATE, REFERENCE, REPO_ROOT, Row
 
-SKIP_ORDER = ("autodiff", "GGUI", "sparse solver", "optional dependency", "setting")
+SKIP_ORDER = ("autodiff", "sparse solver", "optional dependency", "setting")
 HEADER = (
-    "| example | result | reason / note | Taichi ms/frame | ti_notebook ms/frame | ratio "
-    "| Taichi 1st frame s | ti_notebook 1st frame s |"
+    "| example | result | reason / note | picture | Taichi ms/frame | ti_notebook ms/frame "
+    "| ratio | Taichi 1st frame s | ti_notebook 1st frame s |"
 )
-RULE = "|---|---|---|--:|--:|--:|--:|--:|"
+RULE = "|---|---|---|---|--:|--:|--:|--:|--:|"
 
 
 def millis(seconds: float | None) -> str:
@@ -61,7 +62,21 @@ def _result(row: Row) -> str:
         return "fail (harness)"
     if row.status == "fail" and row.category == "reference":
         return "fail (Taichi too)"
+    if row.status == "fail" and row.category == "picture":
+        return "fail (no picture)"
     return row.status
+
+
+def picture(row: Row) -> str:
+    """``yes``/``no`` for ti_notebook's last frame, or a dash when it drew no frame.
+
+    >>> from benchmarks.compat.runner import Run
+    >>> picture(Row("a", "pass", runs={CANDIDATE: Run(CANDIDATE, "ok", {"pictures": []})}))
+    '–'
+    """
+    run = row.runs.get(CANDIDATE)
+    text = run.picture if run is not None and run.status == "ok" else ""
+    return text.partition(":")[0] or "–"
 
 
 def table_lines(rows: list[Row]) -> list[str]:
@@ -79,7 +94,8 @@ def table_lines(rows: list[Row]) -> list[str]:
         ratio = f"{cand / ref:.2f}" if ref and cand else "–"
         text = "; ".join(part for part in (row.reason, row.note) if part)
         lines.append(
-            f"| {row.name} | {_result(row)} | {_cell(text)} | {millis(ref)} | {millis(cand)} "
+            f"| {row.name} | {_result(row)} | {_cell(text)} | {picture(row)} "
+            f"| {millis(ref)} | {millis(cand)} "
             f"| {ratio} | {_seconds(times[REFERENCE][1])} | {_seconds(times[CANDIDATE][1])} |"
         )
     return lines
@@ -129,18 +145,23 @@ def markdown(rows: list[Row], command: str, frames: int | None) -> str:
         "",
         "Every example in the taichi wheel runs in a subprocess with Taichi and with "
         "ti_notebook (`taichi` mapped to it), `ti.init` forced to the CPU with a fixed "
-        f"`random_seed`, `ti.GUI` a stub that draws {frames_text} frames. *pass*: both "
-        "runs end and every field, ndarray and drawn array agrees "
+        f"`random_seed`, for {frames_text} frames: ti_notebook's run uses its own `ti.GUI` "
+        "and `ti.ui.Window` with `TI_GUI_MAX_FRAMES` set; Taichi's run (the reference) gets "
+        "headless stand-ins with the same frame budget (Taichi's GGUI needs Vulkan). A loop "
+        "that never reads `gui.running` ends at its next `show()` on both sides. *pass*: "
+        "both runs end, every field and ndarray agrees "
         f"(`rtol={settings.DEFAULT_RTOL:g}`, `atol={settings.DEFAULT_ATOL:g}`; examples "
         "whose kernels call `ti.random` compare the mean and standard deviation within "
-        f"{settings.DEFAULT_STAT_TOL:.0%}). *fail (harness)*: the stub or a setting is "
-        "at fault, not ti_notebook. *fail (Taichi too)*: the reference itself fails here.",
+        f"{settings.DEFAULT_STAT_TOL:.0%}), and, when the example draws, ti_notebook's GUI "
+        "kept a picture of its last frame (*picture*; the PNGs go to `compat_frames/` beside "
+        "this file, not committed). *fail (harness)*: a stand-in or a setting is at fault, "
+        "not ti_notebook. *fail (Taichi too)*: the reference itself fails here.",
         "",
         "Times: *ms/frame* is the median wall time per frame after the first; the first "
         "frame includes compiling and has its own column (seconds since the example "
-        "started). *ratio* is ti_notebook / Taichi. Both include what the GUI stub "
-        "records each frame (a `to_numpy()` of each drawn field). On a shared 2-core "
-        "machine the numbers are rough.",
+        "started). *ratio* is ti_notebook / Taichi. Taichi's stand-ins read each drawn "
+        "field (`to_numpy()`) but draw nothing; ti_notebook's times include drawing its "
+        "frames. On a shared 2-core machine the numbers are rough.",
         "",
     ]
     return "\n".join(head + table_lines(rows)) + "\n"

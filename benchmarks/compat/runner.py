@@ -5,7 +5,8 @@ files an example writes land there), in a new process group, so a run past its
 timeout is killed with everything it started. A run that dies without writing its
 result (a signal, an abort in C code) is reported from its exit status and the last
 line of its output. Taichi's run is the reference: when it fails too, the row says
-so instead of blaming ti_notebook.
+so instead of blaming ti_notebook. An example that draws frames passes only when
+ti_notebook's own GUI kept a picture of its last frame (:attr:`Run.picture`).
 
 >>> Row("minimal", "skip", reason="GGUI: ti.ui.Window (line 3)").passed
 False
@@ -84,6 +85,27 @@ class Run:
     def timing(self, key: str) -> float | None:
         return self.result.get(key)
 
+    @property
+    def pictures(self) -> list[dict[str, Any]]:
+        """ti_notebook's windows that showed frames, with the PNG of each one's last frame."""
+        return self.result.get("pictures") or []
+
+    @property
+    def picture(self) -> str:
+        """``yes`` (every window kept its last frame), ``no: <why>``, or ``""`` (none drew).
+
+        >>> Run("ti_notebook", "ok", {"pictures": [{"window": "GUI 'a'", "size": [4, 2]}]}).picture
+        'yes'
+        >>> Run("ti_notebook", "ok", {"pictures": [{"window": "Window 'w'", "size": None,
+        ...     "missing": "has no last_frame"}]}).picture
+        "no: Window 'w' has no last_frame"
+        """
+        missing = [f"{p['window']} {p.get('missing', 'kept none')}" for p in self.pictures
+                   if p.get("size") is None]  # fmt: skip
+        if missing:
+            return "no: " + "; ".join(missing)
+        return "yes" if self.pictures else ""
+
 
 @dataclass
 class Row:
@@ -133,10 +155,12 @@ def crash_detail(log: str) -> str:
 
 
 def run_child(
-    backend: str, name: str, frames: int, timeout: float, workdir: Path, root: Path | None = None
-) -> Run:
+    backend: str, name: str, frames: int, timeout: float, workdir: Path, root: Path | None = None,
+    pictures: Path | None = None,
+) -> Run:  # fmt: skip
     """Runs ``name`` (under ``root``, the wheel's examples by default) with ``backend`` in a
-    subprocess; waits at most ``timeout`` seconds."""
+    subprocess; waits at most ``timeout`` seconds. ti_notebook's last frames go to
+    ``pictures`` (default: the run's scratch folder)."""
     scratch = workdir / backend / name.replace("/", "__")
     scratch.mkdir(parents=True, exist_ok=True)
     result_path, arrays_path, log_path = (
@@ -151,6 +175,7 @@ def run_child(
     command += ["--result", str(result_path), "--arrays", str(arrays_path)]
     if root is not None:
         command += ["--root", str(root)]
+    command += ["--pictures", str(pictures or scratch)]
     env = dict(os.environ, **CHILD_ENV)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     with log_path.open("w") as log:
@@ -175,13 +200,13 @@ def run_child(
 
 
 def run_with_retry(backend: str, name: str, frames: int, timeout: float, workdir: Path,
-                   root: Path | None = None) -> Run:  # fmt: skip
+                   root: Path | None = None, pictures: Path | None = None) -> Run:  # fmt: skip
     """:func:`run_child`, again when the process dies (Taichi's CPU runs sometimes do), up
     to :data:`CRASH_ATTEMPTS` runs; the result says how the first one died."""
-    run = run_child(backend, name, frames, timeout, workdir, root)
+    run = run_child(backend, name, frames, timeout, workdir, root, pictures)
     first, attempts = run.result.get("error"), 1
     while run.status == "crash" and attempts < CRASH_ATTEMPTS:
-        run = run_child(backend, name, frames, timeout, workdir, root)
+        run = run_child(backend, name, frames, timeout, workdir, root, pictures)
         attempts += 1
     if attempts > 1:
         run.result["retried"] = f"{first}; {attempts} runs"
@@ -197,6 +222,8 @@ def _judge(name: str, source: str, runs: dict[str, Run]) -> Row:
         (only,) = runs.values()
         row.status = "ran" if only.status == "ok" else "fail"
         row.reason, row.category = only.problem, only.result.get("blame", only.status)
+        if only.status == "ok" and only.picture.startswith("no"):
+            row.status, row.reason, row.category = "fail", only.picture, "picture"
         return row
     if reference.status != "ok":
         row.reason, row.category = f"Taichi fails too: {reference.problem}", "reference"
@@ -218,6 +245,11 @@ def _judge(name: str, source: str, runs: dict[str, Run]) -> Row:
     if mismatches:
         row.reason, row.category = compare.summarize(mismatches), "results"
         return row
+    shown = reference.result.get("frames") or 0
+    if candidate.picture.startswith("no") or (shown and not candidate.picture):
+        row.reason = candidate.picture or f"no picture: Taichi's run showed {shown} frames"
+        row.category = "picture"
+        return row
     row.status = "pass"
     if not reference_arrays:
         row.reason = "ran; no arrays to compare"
@@ -226,9 +258,10 @@ def _judge(name: str, source: str, runs: dict[str, Run]) -> Row:
 
 def run_example(
     root: Path, name: str, backends: list[str], frames: int | None, timeout: float | None,
-    workdir: Path, keep_arrays: bool = False,
+    workdir: Path, keep_arrays: bool = False, pictures: Path | None = None,
 ) -> Row:  # fmt: skip
-    """Skip it, or run it with every backend and judge the runs."""
+    """Skip it, or run it with every backend and judge the runs; ti_notebook's last frames
+    go to ``pictures`` (default: each run's scratch folder)."""
     source = examples.source_path(root, name).read_text()
     setting = settings.setting_for(name)
     skip = skips.detect(source, setting)
@@ -242,6 +275,7 @@ def run_example(
             settings.timeout_for(name, timeout),
             workdir,
             root,
+            pictures,
         )
         for backend in backends
     }
@@ -260,12 +294,13 @@ def run_all(
     root: Path, names: list[str], backends: list[str], frames: int | None,
     timeout: float | None, workdir: Path, jobs: int = 1,
     progress: Callable[[int, Row], None] | None = None, keep_arrays: bool = False,
+    pictures: Path | None = None,
 ) -> list[Row]:  # fmt: skip
     """Every example in ``names`` (``jobs`` at a time); rows in the order of ``names``."""
 
     def one(index_name: tuple[int, str]) -> Row:
         index, name = index_name
-        row = run_example(root, name, backends, frames, timeout, workdir, keep_arrays)
+        row = run_example(root, name, backends, frames, timeout, workdir, keep_arrays, pictures)
         if progress is not None:
             progress(index, row)
         return row

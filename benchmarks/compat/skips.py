@@ -1,17 +1,15 @@
 """Which examples are skipped, and why, decided from the source before anything runs.
 
 Categories: ``autodiff`` (``needs_grad``, ``ti.ad.``, ``.grad``, ``kernel.grad``),
-``GGUI`` (``ti.ui.Window``/``Scene``/``Camera`` with no ``ti.GUI`` to fall back on),
 ``sparse solver`` (``ti.linalg``), ``optional dependency`` (an import that is not
 installed: opencv, cairo, ...; or a program such as ffmpeg), and ``setting`` (the
-table in :mod:`.settings` says so). A setting's ``not_skipped`` overrides the three
-source rules, with its reason.
+table in :mod:`.settings` says so). A setting's ``not_skipped`` overrides the two
+source rules, with its reason. GGUI examples (``ti.ui.Window``) are not skipped: they
+run with ti_notebook's ``ti.ui`` (and a headless stand-in in Taichi's run).
 
 >>> detect("x = ti.field(float, shape=4, needs_grad=True)").category
 'autodiff'
->>> detect("window = ti.ui.Window('w', (8, 8))").reason
-'GGUI: ti.ui.Window (line 1)'
->>> detect("gui = ti.GUI('g')\\nif use_ggui:\\n    w = ti.ui.Window('w', (8, 8))") is None
+>>> detect("window = ti.ui.Window('w', (8, 8))") is None
 True
 >>> detect("import cv2_that_is_not_installed").category
 'optional dependency'
@@ -48,7 +46,6 @@ class Skip:
 class _Rule:
     category: str
     pattern: re.Pattern
-    unless: re.Pattern | None = None  # the rule does not apply when this matches too
 
 
 RULES = (
@@ -58,11 +55,6 @@ RULES = (
             r"needs_grad\s*=\s*True|needs_dual\s*=\s*True|\bti\.ad\.\w+|\bti\.Tape\b"
             r"|\.grad\b|\.dual\b"
         ),
-    ),
-    _Rule(
-        "GGUI",
-        re.compile(r"\bti\.ui\.(Window|Scene|Camera|make_camera)\b"),
-        unless=re.compile(r"\bti\.GUI\("),
     ),
     _Rule("sparse solver", re.compile(r"\bti\.linalg\.\w+")),
 )
@@ -75,7 +67,7 @@ def _line_of(source: str, offset: int) -> int:
 def _source_rule(source: str) -> Skip | None:
     for rule in RULES:
         match = rule.pattern.search(source)
-        if match is None or (rule.unless is not None and rule.unless.search(source)):
+        if match is None:
             continue
         where = _line_of(source, match.start())
         return Skip(rule.category, f"{rule.category}: {match.group(0)} (line {where})")

@@ -1,7 +1,8 @@
 """Fake examples through the ``make compat`` runner: one subprocess each, with ti_notebook.
 
 These need neither taichi nor a compiled kernel (the examples only make fields and
-draw), except the last, which checks that a kernel reads the rewritten source.
+draw with ti_notebook's own ``ti.GUI``), except the last, which checks that a kernel
+reads the rewritten source.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ def run(examples_root, tmp_path):
     def run_one(name, source, frames=1, timeout=TIMEOUT_S):
         examples_root(name, source)
         return runner.run_child(
-            "ti_notebook", name, frames, timeout, tmp_path / "work", examples_root.root
-        )
+            "ti_notebook", name, frames, timeout, tmp_path / "work", examples_root.root,
+            tmp_path / "pictures",
+        )  # fmt: skip
 
     return run_one
 
@@ -42,26 +44,39 @@ from taichi.examples.helpers.scale import FACTOR
 ti.init(arch=ti.gpu)
 x = ti.field(ti.f32, shape=4)
 x.from_numpy(np.arange(4, dtype=np.float32) * FACTOR)
-gui = ti.GUI("demo", res=(4, 4))
+gui = ti.GUI("demo", res=(4, 4), background_color=0x0000FF)
 while gui.running:
     gui.circles(x.to_numpy().reshape(2, 2), radius=2)
     gui.show()
-print("shown", gui.frame, "is ti_notebook:", ti.__name__)
+print("shown", gui.frame, "is ti_notebook:", ti.__name__, "GUI:", type(gui).__module__)
 """
 
 
 @pytest.mark.unit
-def test_a_fake_example_runs_with_taichi_mapped_to_ti_notebook(examples_root, run):
+def test_a_fake_example_runs_with_taichi_mapped_to_ti_notebook(examples_root, run, tmp_path):
     examples_root("helpers/scale", "FACTOR = 3\n")
-    result = run("demo", DEMO)
+    result = run("demo", DEMO, frames=2)
     assert result.status == "ok", result.problem
     assert result.result["ended"] == "finished"
-    assert result.result["frames"] == 1
+    assert result.result["frames"] == 2
     assert result.result["requested_archs"] == [str(ti_notebook.gpu)]  # forced to the CPU
-    arrays = result.arrays()
-    np.testing.assert_array_equal(arrays["field/x"], [0, 3, 6, 9])
-    np.testing.assert_array_equal(arrays["gui/gui0.circles[0].pos"], [[0, 3], [6, 9]])
-    assert "shown 1 is ti_notebook: ti_notebook" in result.log_path.read_text()
+    np.testing.assert_array_equal(result.arrays()["field/x"], [0, 3, 6, 9])
+    log = result.log_path.read_text()
+    assert "shown 2 is ti_notebook: ti_notebook GUI: ti_notebook.ui.gui" in log  # no stub
+
+
+def test_ti_notebooks_last_frame_is_saved_as_the_examples_picture(examples_root, run, tmp_path):
+    examples_root("helpers/scale", "FACTOR = 3\n")
+    result = run("demo", DEMO, frames=2)
+    (picture,) = result.pictures
+    assert picture["window"] == "GUI 'demo'" and picture["frames"] == 2
+    assert picture["file"] == str(tmp_path / "pictures" / "demo.png")
+    assert result.picture == "yes"
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(picture["file"]))
+    assert rgb.shape == (4, 4, 3)
+    assert rgb[0, 0].tolist() == [0, 0, 255]  # the background, where no circle is
 
 
 @pytest.mark.unit
@@ -111,19 +126,25 @@ def test_fields_made_inside_main_are_found_through_its_locals(run):
 
 
 @pytest.mark.unit
-def test_exit_on_the_escape_event_ends_the_run_normally(run):
+def test_an_escape_loop_ends_at_ti_notebooks_frame_limit_normally(run):
+    """No key ever comes headless: the loop's next show() raises GUIFrameLimit, a normal end."""
     source = """
     import taichi as ti
+    steps = ti.field(ti.i32, shape=())
     gui = ti.GUI()
     while True:
         for e in gui.get_events(ti.GUI.PRESS):
             if e.key in [ti.GUI.ESCAPE, ti.GUI.EXIT]:
                 exit()
+        steps[None] += 1
         gui.show()
     """
     result = run("escape", source, frames=2)
     assert result.status == "ok", result.problem
-    assert (result.result["ended"], result.result["frames"]) == ("exit()", 2)
+    assert result.result["ended"] == "stopped: GUIFrameLimit after 2 frames"
+    assert result.result["frames"] == 2
+    assert result.arrays()["field/steps"] == 3  # as many as Taichi's run with its stand-in
+    assert result.picture == "yes"
 
 
 @pytest.mark.unit
@@ -131,9 +152,30 @@ def test_a_loop_that_is_not_a_gui_loop_is_stopped_after_its_frames(run):
     source = "import taichi as ti\ngui = ti.GUI()\nfor frame in range(100000):\n    gui.show()\n"
     result = run("endless", source, frames=3)
     assert result.status == "ok", result.problem
-    assert result.result["ended"] == "stopped: drew past its 3 frames"
+    assert result.result["ended"] == "stopped: GUIFrameLimit after 3 frames"
     assert result.result["frames"] == 3
     assert result.result["median_frame_s"] is not None
+
+
+@pytest.mark.unit
+def test_a_ggui_example_runs_with_ti_notebooks_ti_ui_or_fails_as_its_gap(run):
+    source = """
+    import taichi as ti
+    window = ti.ui.Window("w", (8, 8))
+    canvas = window.get_canvas()
+    while window.running:
+        canvas.set_background_color((1, 0, 0))
+        window.show()
+    """
+    result = run("ggui", source, frames=2)
+    if hasattr(ti_notebook.ui, "Window"):
+        assert result.status == "ok", result.problem
+        assert result.result["frames"] == 2
+    else:  # not a skip: the table shows ti_notebook's gap
+        assert result.status == "error"
+        assert result.result["blame"] == "backend"
+        assert result.result["error"].startswith("AttributeError: ")
+        assert result.result["where"] == "ggui.py:2"
 
 
 @pytest.mark.unit
@@ -147,10 +189,18 @@ def test_an_error_gives_its_line_its_place_and_the_blame(run):
 
 
 @pytest.mark.unit
-def test_a_gap_in_the_gui_stub_is_blamed_on_the_harness(run):
-    result = run("ggui_call", "import taichi as ti\ngui = ti.GUI()\ngui.get_canvas()\n")
+def test_a_gap_in_a_stand_in_is_blamed_on_the_harness(run):
+    source = "from benchmarks.compat.gui_stub import StubGUI\nStubGUI().get_canvas()\n"
+    result = run("stub_gap", source)
     assert result.result["blame"] == "harness"
     assert "not stubbed" in result.result["error"]
+
+
+@pytest.mark.unit
+def test_a_gap_in_ti_notebooks_gui_is_blamed_on_the_backend(run):
+    result = run("gui_gap", "import taichi as ti\ngui = ti.GUI()\ngui.no_such_method()\n")
+    assert result.result["blame"] == "backend"
+    assert result.result["error"].startswith("AttributeError: ")
 
 
 @pytest.mark.unit
@@ -227,3 +277,31 @@ def test_kernels_read_the_rewritten_source_and_clock(examples_root, tmp_path):
     with np.load(arrays_path) as arrays:
         assert arrays["field/result"] == 40
         assert arrays["field/elapsed"] == pytest.approx(3 / 60)
+
+
+def judged(reference_result, candidate_result):
+    runs = {
+        "taichi": runner.Run("taichi", "ok", reference_result),
+        "ti_notebook": runner.Run("ti_notebook", "ok", candidate_result),
+    }
+    return runner._judge("x/draws", "x = 1\n", runs)
+
+
+PICTURE = {"window": "GUI 'g'", "frames": 5, "file": "g.png", "size": [8, 8]}
+
+
+@pytest.mark.unit
+def test_an_example_that_draws_passes_only_with_ti_notebooks_picture():
+    assert judged({"frames": 5}, {"frames": 5, "pictures": [PICTURE]}).status == "pass"
+    blank = dict(PICTURE, size=None, file=None, missing="kept no last frame")
+    row = judged({"frames": 5}, {"frames": 5, "pictures": [blank]})
+    assert (row.status, row.category) == ("fail", "picture")
+    assert row.reason == "no: GUI 'g' kept no last frame"
+    row = judged({"frames": 5}, {"frames": 5, "pictures": []})
+    assert row.reason == "no picture: Taichi's run showed 5 frames"
+
+
+@pytest.mark.unit
+def test_an_example_that_draws_nothing_needs_no_picture():
+    row = judged({"frames": 0}, {"frames": 0, "pictures": []})
+    assert row.status == "pass"
