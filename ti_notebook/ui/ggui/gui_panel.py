@@ -1,0 +1,182 @@
+"""``window.get_gui()``: GGUI's immediate-mode widgets, in the notebook.
+
+Taichi's loop declares its widgets every frame and keeps what they return::
+
+    with gui.sub_window("Settings", 0.05, 0.05, 0.3, 0.2) as w:
+        gravity = w.slider_float("gravity", gravity, -10, 10)
+        paused = w.checkbox("paused", paused)
+        if w.button("reset"):
+            reset()
+
+Headless (no live view) every call returns the value passed in (``button``: False),
+so a loop runs as if nobody touched the widgets. With a live view each widget is an
+ipywidget, made on its first declaration and shown under the view (in the view's
+``widget`` box); a call returns the widget's current value, which the notebook updates
+while the loop runs (the view lets widget messages in at every frame). When the
+program itself changes a value (it passes back something other than what it was
+given last), the widget moves to it. A button returns True once per click.
+
+>>> gui = Gui(None)
+>>> with gui.sub_window("s", 0, 0, 0.3, 0.2) as w:
+...     w.slider_float("g", 9.8, 0, 20), w.button("go"), w.checkbox("on", True)
+(9.8, False, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["Gui"]
+
+
+class Gui:
+    """The widget panel of one window (see the module); ``sink`` is its frame sink."""
+
+    def __init__(self, sink: Any) -> None:
+        view = getattr(sink, "widget", None)
+        self._view_box = view  # the live view's ipywidgets box, or None (headless)
+        self._current = "Default"
+        self._widgets: dict[tuple[str, str], Any] = {}
+        self._returned: dict[tuple[str, str], Any] = {}
+        self._clicks: dict[tuple[str, str], int] = {}
+        self._sections: dict[str, Any] = {}
+        self.box: Any = None
+
+    @property
+    def live(self) -> bool:
+        """Whether the widgets are shown (a live view), or only return their inputs."""
+        return self._view_box is not None
+
+    @contextmanager
+    def sub_window(
+        self, name: str, x: float, y: float, width: float, height: float
+    ) -> Iterator[Gui]:
+        """A titled group of widgets (position and size are fractions of the window)."""
+        self.begin(name, x, y, width, height)
+        try:
+            yield self
+        finally:
+            self.end()
+
+    def begin(self, name: str, x: float, y: float, width: float, height: float) -> None:
+        """Start the group ``name`` (see :meth:`sub_window`)."""
+        self._current = name
+
+    def end(self) -> None:
+        """End the current group."""
+        self._current = "Default"
+
+    def end_frame(self) -> None:
+        """Called by the window after each frame (nothing to do: widgets persist)."""
+
+    # widgets -----------------------------------------------------------------------
+
+    def _live_value(self, label: str, value: Any, make) -> Any:
+        key = (self._current, label)
+        widget = self._widgets.get(key)
+        if widget is None:
+            widget = make()
+            self._widgets[key] = widget
+            self._section(self._current).children += (widget,)
+        elif key in self._returned and value != self._returned[key]:
+            widget.value = value  # the program changed it
+        result = widget.value
+        self._returned[key] = result
+        return result
+
+    def _section(self, name: str) -> Any:
+        import ipywidgets
+
+        box = self._sections.get(name)
+        if box is None:
+            box = ipywidgets.VBox([ipywidgets.HTML(f"<b>{name}</b>")])
+            self._sections[name] = box
+            if self.box is None:
+                self.box = ipywidgets.HBox([])
+                self._view_box.children += (self.box,)
+            self.box.children += (box,)
+        return box
+
+    def text(self, text: str, color: Any = None) -> None:
+        """A line of text (shown once; its colour is ignored)."""
+        if self.live:
+            import ipywidgets
+
+            self._live_value(text, text, lambda: ipywidgets.Label(value=text))
+
+    def checkbox(self, text: str, old_value: bool) -> bool:
+        """A checkbox: its state."""
+        if not self.live:
+            return bool(old_value)
+        import ipywidgets
+
+        return bool(
+            self._live_value(
+                text,
+                bool(old_value),
+                lambda: ipywidgets.Checkbox(bool(old_value), description=text),
+            )
+        )
+
+    def slider_int(self, text: str, old_value: int, minimum: int, maximum: int) -> int:
+        """An integer slider from ``minimum`` to ``maximum``: its value."""
+        if not self.live:
+            return int(old_value)
+        import ipywidgets
+
+        def make():
+            return ipywidgets.IntSlider(int(old_value), min=minimum, max=maximum, description=text)
+
+        return int(self._live_value(text, int(old_value), make))
+
+    def slider_float(self, text: str, old_value: float, minimum: float, maximum: float) -> float:
+        """A float slider from ``minimum`` to ``maximum``: its value."""
+        if not self.live:
+            return float(old_value)
+        import ipywidgets
+
+        def make():
+            step = (maximum - minimum) / 1000 or 0.001
+            return ipywidgets.FloatSlider(
+                float(old_value), min=minimum, max=maximum, step=step, description=text
+            )
+
+        return float(self._live_value(text, float(old_value), make))
+
+    def color_edit_3(self, text: str, old_value: Any) -> tuple[float, float, float]:
+        """A colour picker: ``(r, g, b)`` floats in ``[0, 1]``."""
+        rgb = tuple(float(v) for v in old_value)[:3]
+        if not self.live:
+            return rgb
+        import ipywidgets
+
+        def to_hex(c):
+            return "#" + "".join(f"{round(max(0.0, min(1.0, v)) * 255):02x}" for v in c)
+
+        def from_hex(h):
+            return tuple(int(h[i : i + 2], 16) / 255 for i in (1, 3, 5))
+
+        picked = self._live_value(
+            text, to_hex(rgb), lambda: ipywidgets.ColorPicker(value=to_hex(rgb), description=text)
+        )
+        return from_hex(picked) if picked.startswith("#") and len(picked) == 7 else rgb
+
+    def button(self, text: str) -> bool:
+        """A button: True once after each click."""
+        if not self.live:
+            return False
+        import ipywidgets
+
+        key = (self._current, text)
+        if key not in self._widgets:
+            button = ipywidgets.Button(description=text)
+            self._clicks[key] = 0
+            button.on_click(lambda _b: self._clicks.__setitem__(key, self._clicks[key] + 1))
+            self._widgets[key] = button
+            self._section(self._current).children += (button,)
+        if self._clicks[key]:
+            self._clicks[key] -= 1
+            return True
+        return False
