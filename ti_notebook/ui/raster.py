@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ti_notebook.ui import raster_kernels
+
 # 1 - a is clamped here before its log, so a fully covered pixel stays finite
 _MIN_TRANSMIT = 1e-7
 
@@ -42,6 +44,13 @@ def hex_to_rgb(color: np.ndarray | int) -> np.ndarray:
     c = np.asarray(color, dtype=np.int64)
     rgb = np.stack([(c >> 16) & 0xFF, (c >> 8) & 0xFF, c & 0xFF], axis=-1)
     return (rgb / np.float32(255)).astype(np.float32)
+
+
+def _transmit(log_transmit: np.ndarray) -> np.ndarray:
+    """``exp`` of summed ``log(1 - a)`` as f32; a full cover (clamped) is exactly 0."""
+    transmit = np.exp(log_transmit).astype(np.float32)
+    transmit[transmit <= _MIN_TRANSMIT * 1.001] = 0.0
+    return transmit
 
 
 class Canvas:
@@ -77,53 +86,59 @@ class Canvas:
     # compositing -------------------------------------------------------------------
 
     def _compose(self, pixel: np.ndarray, alpha: np.ndarray, owner: np.ndarray, colors) -> None:
-        """Blend contributions ``alpha`` of primitives ``owner`` at flat ``pixel`` indices."""
+        """Blend samples ``alpha > 0`` of primitives ``owner`` (ascending: the samples come
+        in drawing order) at flat ``pixel`` indices, as drawing them one by one would.
+
+        One by one, a pixel ends as ``p * T + sum_k c_k * a_k * T_k`` with ``T`` the product
+        of all its ``1 - a_k`` and ``T_k`` that of the samples drawn after ``k``: sums of
+        ``log(1 - a)`` per pixel (``bincount``) and, for several colours, within each pixel's
+        samples in drawing order (a stable sort by pixel, then ``cumsum``). A pixel's samples
+        all gather the same old value and scatter the same new one, so nothing needs them
+        unique.
+        """
         if pixel.size == 0:
             return
         size = self.width * self.height
-        # no compaction by alpha > 0: a zero adds log(1) = 0 and owns nothing (-1)
-        log_transmit = np.log(np.maximum(1.0 - alpha, _MIN_TRANSMIT))
+        # in f64 (bincount sums in f64 anyway): 1 - _MIN_TRANSMIT is not an f32
+        log_transmit = np.log1p(-np.minimum(alpha, 1.0 - _MIN_TRANSMIT, dtype=np.float64))
         total = np.bincount(pixel, weights=log_transmit, minlength=size)
-        touched = np.flatnonzero(total < 0)
-        last = np.full(size, -1, np.int32)
-        np.maximum.at(last, pixel, np.where(alpha > 0, owner, -1).astype(np.int32))
-        transmit = np.exp(total[touched])
-        transmit[transmit <= _MIN_TRANSMIT * 1.001] = 0.0  # a full cover stays exactly full
-        cover = (1.0 - transmit).astype(np.float32)
-        keep = 1.0 - cover
-        owners = last[touched]
-        for ch, plane in enumerate(self.planes.reshape(3, size)):
-            plane[touched] = plane[touched] * keep + colors[owners, ch] * cover
+        planes = self.planes.reshape(3, size)
+        if len(colors) == 1 or not np.any(colors != colors[0]):
+            # one colour c: p * T + c * (1 - T), whatever the order
+            transmit = _transmit(total[pixel])
+            cover = 1.0 - transmit
+            for ch, value in enumerate(colors[0]):
+                planes[ch, pixel] = planes[ch, pixel] * transmit + value * cover
+            return
+        transmit = _transmit(total[pixel])
+        weight = alpha.astype(np.float32)  # a_k * T_k; T_k = 1 for a pixel's last sample
+        # only pixels with several samples need T_k: their samples, sorted by pixel
+        # (stably: drawing order within a pixel), summed up to each one with cumsum
+        shared = np.flatnonzero(np.bincount(pixel, minlength=size)[pixel] > 1)
+        order = shared[np.argsort(pixel[shared], kind="stable")]
+        group, log_t = pixel[order], log_transmit[order]
+        running = np.cumsum(log_t)
+        first = np.flatnonzero(np.diff(group, prepend=-1))
+        before = np.repeat(running[first] - log_t[first], np.diff(first, append=len(group)))
+        weight[order] *= _transmit(total[group] - (running - before))
+        sample_rgb = colors[owner]
+        for ch in range(3):
+            paint = np.bincount(pixel, weights=weight * sample_rgb[:, ch], minlength=size)
+            planes[ch, pixel] = planes[ch, pixel] * transmit + paint[pixel]
 
     # primitives --------------------------------------------------------------------
 
     def circles(self, pos: np.ndarray, radius: np.ndarray, color: np.ndarray) -> None:
         """Filled anti-aliased circles: ``pos (n, 2)`` in ``[0, 1]``, ``radius (n,)`` in pixels."""
-        n = len(pos)
-        if n == 0:
+        if len(pos) == 0:
             return
-        cx = pos[:, 0].astype(np.float32) * self.width
-        cy = pos[:, 1].astype(np.float32) * self.height
-        r = radius.astype(np.float32)
-        # |corner - centre| < r needs offsets -ceil(r) + 1 .. ceil(r) from floor(centre)
-        reach = int(np.ceil(float(r.max())))
-        steps = np.arange(1 - reach, reach + 1, dtype=np.int32)
-        # pixel corners around each centre: a (n, k) grid per axis, k = 2 * reach + 1
-        px = np.floor(cx).astype(np.int32)[:, None] + steps
-        py = np.floor(cy).astype(np.int32)[:, None] + steps
-        dx2 = (px - cx[:, None]) ** 2
-        dy2 = (py - cy[:, None]) ** 2
-        dist = np.sqrt(dx2[:, None, :] + dy2[:, :, None])  # (n, ky, kx)
-        alpha = np.clip(r[:, None, None] - dist, 0.0, 1.0)
-        inside_x = (px >= 0) & (px < self.width)
-        inside_y = (py >= 0) & (py < self.height)
-        alpha *= inside_y[:, :, None] & inside_x[:, None, :]
-        pixel = (
-            np.clip(py, 0, self.height - 1)[:, :, None] * self.width
-            + np.clip(px, 0, self.width - 1)[:, None, :]
-        )
-        owner = np.broadcast_to(np.arange(n)[:, None, None], alpha.shape)
-        self._compose(pixel.ravel(), alpha.ravel(), owner.ravel(), hex_to_rgb(color))
+        rgb = hex_to_rgb(color)
+        if raster_kernels.available():
+            rgb = np.broadcast_to(rgb, (len(pos), 3))
+            raster_kernels.draw_circles(self.planes, pos, radius, rgb)
+            return
+        pixel, alpha, owner = circle_samples(pos, radius, self.width, self.height)
+        self._compose(pixel, alpha, owner, rgb.reshape(-1, 3))
 
     def _boxes(self, lo_x, hi_x, lo_y, hi_y):
         """Every pixel of each primitive's box ``[lo, hi]`` (clipped): (owner, i, j)."""
@@ -150,6 +165,10 @@ class Canvas:
         a = begin.astype(np.float64) * scale
         b = end.astype(np.float64) * scale
         r = radius.astype(np.float64)
+        if raster_kernels.available():
+            rgb = np.broadcast_to(hex_to_rgb(color), (len(a), 3))
+            raster_kernels.draw_lines(self.planes, a, b, r, rgb)
+            return
         lo = np.floor(np.minimum(a, b) - r[:, None] - 1).astype(np.int64)
         hi = np.ceil(np.maximum(a, b) + r[:, None]).astype(np.int64)
         owner, i, j = self._boxes(lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1])
@@ -158,8 +177,10 @@ class Canvas:
         length2 = np.einsum("ij,ij->i", ab, ab)
         t = np.clip(np.einsum("ij,ij->i", qa, ab) / np.maximum(length2, 1e-12), 0.0, 1.0)
         d = np.hypot(*(qa - ab * t[:, None]).T)
-        alpha = np.clip(r[owner] - d, 0.0, 1.0)
-        self._compose(j * self.width + i, alpha, owner, hex_to_rgb(color))
+        alpha = np.minimum(r[owner] - d, 1.0)
+        hit = np.flatnonzero(alpha > 0)
+        pixel = j[hit] * self.width + i[hit]
+        self._compose(pixel, alpha[hit], owner[hit], hex_to_rgb(color).reshape(-1, 3))
 
     def triangles(self, a: np.ndarray, b: np.ndarray, c: np.ndarray, color) -> None:
         """Filled triangles: a pixel is covered when its centre is inside (Taichi's rule)."""
@@ -167,6 +188,10 @@ class Canvas:
             return
         scale = np.array([self.width, self.height], np.float64)
         pa, pb, pc = (np.asarray(v, np.float64) * scale for v in (a, b, c))
+        if raster_kernels.available():
+            rgb = np.broadcast_to(hex_to_rgb(color), (len(pa), 3))
+            raster_kernels.draw_triangles(self.planes, pa, pb, pc, rgb)
+            return
         lo = np.floor(np.minimum(np.minimum(pa, pb), pc)).astype(np.int64)
         hi = np.ceil(np.maximum(np.maximum(pa, pb), pc)).astype(np.int64)
         owner, i, j = self._boxes(lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1])
@@ -179,7 +204,10 @@ class Canvas:
 
         s1, s2, s3 = side(pa, pb), side(pb, pc), side(pc, pa)
         inside = ((s1 >= 0) & (s2 >= 0) & (s3 >= 0)) | ((s1 <= 0) & (s2 <= 0) & (s3 <= 0))
-        self._compose(j * self.width + i, inside.astype(np.float32), owner, hex_to_rgb(color))
+        hit = np.flatnonzero(inside)
+        cover = np.ones(len(hit), np.float32)
+        pixel = j[hit] * self.width + i[hit]
+        self._compose(pixel, cover, owner[hit], hex_to_rgb(color).reshape(-1, 3))
 
     def blend_mask(self, mask: np.ndarray, color: int) -> None:
         """Blend ``color`` by coverage ``mask``: float ``(height, width)``, row 0 at the bottom."""
@@ -187,3 +215,42 @@ class Canvas:
         for plane, value in zip(self.planes, hex_to_rgb(color), strict=True):
             plane *= 1.0 - m
             plane += value * m
+
+
+def circle_samples(
+    pos: np.ndarray, radius: np.ndarray, width: int, height: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The covered pixels of circles, without a kernel: ``(pixel, alpha, owner)``.
+
+    ``pixel`` is the flat index ``y * width + x``, ``alpha`` in ``(0, 1]`` its coverage
+    ``clip(r - d, 0, 1)`` (``d`` from the pixel's corner) and ``owner`` the circle.
+    Every circle is looked at in one ``(n, k, k)`` box of corners around its centre,
+    ``k = 2 * ceil(max radius)`` (4 for radius 1.5); corners off the canvas get an
+    infinite distance, so one ``alpha > 0`` test keeps exactly the covered pixels.
+
+    >>> p, a, o = circle_samples(np.array([[0.5, 0.5]]), np.array([1.5]), 4, 4)
+    >>> sorted(p.tolist())  # corners 1..3 around the centre (2, 2)
+    [5, 6, 7, 9, 10, 11, 13, 14, 15]
+    >>> round(float(a.max()), 4), round(float(a.min()), 4)  # 1.5 - sqrt(2) at the corners
+    (1.0, 0.0858)
+    """
+    n = len(pos)
+    cx = pos[:, 0].astype(np.float32) * np.float32(width)
+    cy = pos[:, 1].astype(np.float32) * np.float32(height)
+    r = np.asarray(radius, np.float32)
+    reach = int(np.ceil(float(r.max()))) if n else 0
+    k = max(2 * reach, 1)
+    steps = np.arange(1 - reach, 1 - reach + k, dtype=np.int32)
+    px = np.floor(cx).astype(np.int32)[:, None] + steps  # (n, k) corner columns
+    py = np.floor(cy).astype(np.int32)[:, None] + steps
+    dx2 = np.square(px - cx[:, None])
+    dy2 = np.square(py - cy[:, None])
+    dx2[(px < 0) | (px >= width)] = np.inf
+    dy2[(py < 0) | (py >= height)] = np.inf
+    alpha = (r[:, None, None] - np.sqrt(dy2[:, :, None] + dx2[:, None, :])).ravel()
+    hit = np.flatnonzero(alpha > 0)
+    owner = hit // (k * k)
+    row = hit // k  # the (circle, dy) row of py
+    col = owner * k + hit % k  # the (circle, dx) column of px
+    pixel = py.ravel()[row] * width + px.ravel()[col]
+    return pixel, np.minimum(alpha[hit], 1.0), owner
