@@ -21,9 +21,12 @@ in the loop; the view keeps its last frame. :meth:`LiveView.close` replaces the 
 view by a static PNG of the last frame, which also stays in the saved notebook.
 
 Outside a Jupyter kernel, without ``jupyter-rfb``, or when no frontend shows the view
-within ``TI_GUI_FRONTEND_TIMEOUT`` seconds (2 by default: ``jupyter nbconvert
---execute``), the constructor raises :class:`LiveViewUnavailable`, and the GUI shows
-its frames another way.
+in time (``jupyter nbconvert --execute``, nbval), the constructor raises
+:class:`LiveViewUnavailable`, and the GUI shows its frames another way. The wait is 5 s
+for the first view of a kernel (a browser loads the widget's code then, slowly on a
+busy machine), 10 s once a frontend has shown a view, and none once a view went unseen
+in a kernel that never showed one (so a notebook run headless waits once, not per GUI);
+``TI_GUI_FRONTEND_TIMEOUT`` sets it.
 
 >>> view = LiveView("demo", 64, 32, show=False)  # a widget, not displayed
 >>> view.push(np.zeros((32, 64, 3), np.uint8))
@@ -58,7 +61,11 @@ from ti_notebook.ui.kernel_poll import KernelPoll, in_kernel
 
 __all__ = ["LiveView", "LiveViewUnavailable", "translate_key"]
 
-FRONTEND_TIMEOUT_S = 2.0  # a browser renders a new widget view in well under a second
+FIRST_FRONTEND_TIMEOUT_S = 5.0  # the first view: the browser loads jupyter-rfb's code
+FRONTEND_TIMEOUT_S = 10.0  # a frontend that showed a view before is there, maybe busy
+# whether a frontend has shown a view in this kernel (True), none ever did and one
+# timed out (False), or no view has asked yet (None)
+_frontend_seen: bool | None = None
 JPEG_QUALITY = 90
 # browser button numbers (jupyter-rfb: 1 left, 2 right, 3 middle) -> Taichi's names
 _BUTTONS = {1: LMB, 2: RMB, 3: MMB}
@@ -204,23 +211,35 @@ class LiveView:
     def _show(self, timeout_s: float | None) -> None:
         from IPython.display import display
 
+        global _frontend_seen
         if timeout_s is None:
-            timeout_s = float(os.environ.get("TI_GUI_FRONTEND_TIMEOUT", FRONTEND_TIMEOUT_S))
+            timeout_s = _default_timeout_s()
+        if timeout_s <= 0:
+            self._discard()
+            raise LiveViewUnavailable(
+                "no frontend has shown a live view in this kernel (nbconvert/nbval?)"
+            )
         self._handle = display(self.widget, display_id=True)
         deadline = time.monotonic() + timeout_s
         while not self._seen and time.monotonic() < deadline:
             self._poll.poll()
             time.sleep(0.01)
-        if not self._seen:
-            self._poll.close()
+        if self._seen:
+            _frontend_seen = True
+        else:
+            _frontend_seen = bool(_frontend_seen)
             self._handle.update({"text/plain": ""}, raw=True)  # no dead widget left
-            self.rfb.close()
-            self.widget.close()
+            self._discard()
             raise LiveViewUnavailable(
                 f"no frontend showed the live view in {timeout_s:g} s "
                 "(nbconvert/nbval, or widgets not supported here); "
                 "TI_GUI_FRONTEND_TIMEOUT sets the wait"
             )
+
+    def _discard(self) -> None:
+        self._poll.close()
+        self.rfb.close()
+        self.widget.close()
 
     # ---- FrameSink
 
@@ -262,6 +281,11 @@ class LiveView:
         self.widget.close()
 
     # ---- state
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` ended the view (it then ignores frames)."""
+        return self._closed
 
     @property
     def in_flight(self) -> int:
@@ -331,6 +355,15 @@ class LiveView:
             return
         self._last_dropped = False
         self.rfb._rfb_send_frame(np.ascontiguousarray(self._last), True)
+
+
+def _default_timeout_s() -> float:
+    """How long a new view waits for a frontend to show it (see the module)."""
+    if "TI_GUI_FRONTEND_TIMEOUT" in os.environ:
+        return float(os.environ["TI_GUI_FRONTEND_TIMEOUT"])
+    if _frontend_seen is None:
+        return FIRST_FRONTEND_TIMEOUT_S
+    return FRONTEND_TIMEOUT_S if _frontend_seen else 0.0
 
 
 def _png(rgb: np.ndarray) -> bytes:

@@ -1,12 +1,12 @@
 """Where a GUI's finished frames go: shared by ``ti.GUI`` and ``ti.ui.Window``.
 
 A :class:`Presenter` owns everything between "the frame is drawn" and "the user sees
-it": the choice of sink (the live view with ``TI_GUI_LIVE=1`` in a notebook, else
-headless), the frame budget of :func:`ti_notebook.ui.output.frame_budget` and the
-one-line :class:`~ti_notebook.errors.GUIFrameLimit` past it, the fps limit of a live
-view, the recorder behind ``record=True``, and the PNG (plus GIF) left in the cell's
-output when the budget ends, the GUI closes, or the cell ends (IPython's
-``post_execute``).
+it": the choice of sink (the live view in a notebook whose frontend shows widgets, else
+headless; ``TI_GUI_LIVE=0`` asks for headless), the frame budget of
+:func:`ti_notebook.ui.output.frame_budget` and the one-line
+:class:`~ti_notebook.errors.GUIFrameLimit` past it, the fps limit of a live view, the
+recorder behind ``record=True``, and the PNG (plus GIF) left in the cell's output when
+the budget ends, the GUI closes, or the cell ends (IPython's ``post_execute``).
 
 A GUI asks :meth:`Presenter.needs_rgb` before converting its frame (plain Python
 headless shows nothing, so it skips the conversion), then calls
@@ -115,11 +115,12 @@ class Presenter:
         self._last_show = 0.0
         self._emitted = False
         sink = None
-        # the live view is opt-in until it hears the browser in JupyterLab 4 (its
-        # constructor would otherwise wait 2 s for a frontend and fall back anyway)
-        live = bool_environ("TI_GUI_LIVE", False)
+        # TI_GUI_LIVE=0 skips the live view (and its wait for a frontend, 2 s where
+        # none renders it: nbconvert, nbval) and draws headless
+        live = bool_environ("TI_GUI_LIVE", True)
         if live and show and output.env_max_frames() is None and output.in_kernel():
             sink = open_live_view(name, res, owner)
+        self._view_args = (name, res, owner)
         self.live = sink is not None
         self.sink: FrameSink = sink if sink is not None else HeadlessSink()
         self.max_frames = output.frame_budget(self.live)
@@ -148,6 +149,8 @@ class Presenter:
         if file:
             output.save_image(rgb, file)
         if self.live:
+            if getattr(self.sink, "closed", False):
+                self._reopen_view()
             self._wait_for_fps()
             self.sink.push(rgb)
         if self.recorder is not None:
@@ -174,13 +177,30 @@ class Presenter:
         self._last_show = time.perf_counter()
 
     def emit_outputs(self) -> None:
-        """Leave the last frame (and the animation) in the cell's output, once."""
-        if self._emitted or self.live or self.frame == 0:
+        """Leave the last frame (and the animation) in the cell's output, once.
+
+        A live view is closed here, at the end of the cell that drew in it: its last
+        frame stays in its place as a PNG (also in the saved notebook).
+        """
+        if self._emitted or self.frame == 0:
             return
         self._emitted = True
         _pending.discard(self)
         animation = self.animation() if self.recorder is not None else None
+        if self.live:
+            self.sink.close()
+            if animation is not None:
+                output.display_outputs(None, animation)
+            return
         output.display_outputs(self.last_rgb, animation)
+
+    def _reopen_view(self) -> None:
+        """A GUI drawing in a later cell gets a new live view there (or goes headless)."""
+        sink = open_live_view(*self._view_args)
+        self.live = sink is not None
+        self.sink = sink if sink is not None else HeadlessSink()
+        self.max_frames = output.frame_budget(self.live)
+        self._emitted = False
 
     def close(self) -> None:
         """Close the view; in a notebook the last frame stays in the output."""
