@@ -19,7 +19,7 @@ over what is there. The frame starts as the background colour.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -27,17 +27,14 @@ from ti_notebook.ui.ggui import raster2d
 from ti_notebook.ui.ggui.scene import Scene, _length, _rgb, _width
 from ti_notebook.ui.images import as_array, image_planes
 
-if TYPE_CHECKING:
-    from ti_notebook.ui.ggui.window import Window
-
 __all__ = ["Canvas"]
 
 
 class Canvas:
     """Taichi's ``Canvas`` (see the module); made by :meth:`Window.get_canvas`."""
 
-    def __init__(self, window: Window) -> None:
-        self.window = window
+    def __init__(self, window: Any) -> None:
+        self.window = window  # the Window that draws it (not imported: it imports us)
 
     def set_background_color(self, color: Any) -> None:
         """The colour of the frame where nothing is drawn (RGB floats)."""
