@@ -35,7 +35,7 @@ from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
 from ti_notebook.lang import matrix_types as _matrix_types
 from ti_notebook.lang import session as _session
-from ti_notebook.lang.autodiff import Tape, ad
+from ti_notebook.lang.ad_tape import Tape, ad
 from ti_notebook.lang.config import (
     arm64,
     cpu,

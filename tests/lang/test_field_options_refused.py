@@ -14,8 +14,6 @@ pytestmark = pytest.mark.unit
     [
         ({"offset": (-1, 0)}, "add the offset in the kernel"),
         ({"order": "ji"}, "ti.root.dense(ti.j"),
-        ({"needs_grad": True}, "autodiff"),
-        ({"needs_dual": True}, "autodiff"),
     ],
 )
 def test_unsupported_options_are_refused_with_a_hint(options, hint):

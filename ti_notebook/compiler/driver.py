@@ -13,7 +13,7 @@ what else it read (reached funcs and captured globals), so the offline cache
     >>> sorted(add.stages(1, 2))[:3]
     ['annotate', 'asm', 'ast']
     >>> [record.name for record in add.report.pass_records][:2]
-    ['typecheck', 'make_block_local']
+    ['typecheck', 'make_adjoint']
 """
 
 from __future__ import annotations
@@ -61,8 +61,24 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
     local_storage.check_none_pending(state)
     kernel = KernelIR(request.name, b.blocks[0], request.return_type)
     kernel.no_activate = frozenset(state.no_activate)
+    kernel.adjoint_args = adjoint_slots(request.params)
     inputs = {"captured": state.captured, "funcs": state.reached_funcs}
     return kernel, dict(inputs, uncacheable=state.reads.refused)
+
+
+def adjoint_slots(params: list[Param]) -> dict:
+    """("grad" | "dual", an ndarray's slot) -> the slot of the array holding its
+    gradient or dual: the parameters a grad kernel has after its own, named
+    ``"x.grad"`` (``lang/ad_kernel.py``)."""
+    slots, at = {}, 0
+    for param in params:
+        slots[param.name] = at
+        at += param.slots
+    return {
+        (name.rpartition(".")[2], slots[name.rpartition(".")[0]]): slot
+        for name, slot in slots.items()
+        if name.endswith((".grad", ".dual")) and name.rpartition(".")[0] in slots
+    }
 
 
 def written_arguments(block: ir.Block, params: list[Param]) -> list[str]:

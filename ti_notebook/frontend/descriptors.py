@@ -28,11 +28,24 @@ def field_ref(field) -> FieldRef:
     layout = field.layout()
     ref = _made.get(field)
     same = ref is not None and ref.plan is layout
+    adjoints = {kind: _adjoint_ref(field, kind) for kind in ("grad", "dual")}
+    same = same and all(getattr(ref, kind) is adjoints[kind] for kind in adjoints)
     if not (same and ref.name == field.name and ref.label == field.label):
         path = tuple(node_ref(node) for node in field.snode.path())
-        ref = FieldRef(field.name, field.label, field.dtype, layout, path)
+        ref = FieldRef(field.name, field.label, field.dtype, layout, path, **adjoints)
         _made[field] = ref
     return ref
+
+
+def _adjoint_ref(field, kind: str) -> FieldRef | None:
+    """The descriptor of ``field.grad`` / ``field.dual`` where it is placed and usable."""
+    adjoint = getattr(field, f"_{kind}", None)
+    if adjoint is None or adjoint._snode is None:
+        return None
+    try:
+        return field_ref(adjoint)
+    except Exception:  # its tree is not finalised: the grad kernels skip it
+        return None
 
 
 def node_ref(snode) -> NodeRef:

@@ -132,7 +132,9 @@ def _attribute(ctx: TraceContext, node: ast.Attribute):
         return kernel_constructor(base, node.attr)  # ti.Matrix.zero: the kernel-scope one
     try:
         value = getattr(base, node.attr)
-    except AttributeError:
+    except AttributeError as error:
+        if isinstance(error, TiError):  # it says more (x.grad: declare with needs_grad)
+            raise ctx.error(type(error), node, error.message, error.hint) from None
         raise ctx.error(
             TiSyntaxError, node, f"'{ast.unparse(node.value)}' has no attribute '{node.attr}'"
         ) from None

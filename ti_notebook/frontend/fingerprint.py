@@ -279,7 +279,12 @@ def _compiler_value(value, names) -> str | None:
             value._materialize()  # as tracing would: a field of ti.root's pending tree
         except Exception:
             return ""
-        return f"field:{relocatable(value.layout())!r}"
+        adjoints = [
+            relocatable(adjoint.layout())
+            for adjoint in (value._grad, value._dual)
+            if adjoint is not None and adjoint._tree is not None
+        ]  # where the grad kernels find them
+        return f"field:{relocatable(value.layout())!r}" + (f":{adjoints!r}" if adjoints else "")
     if isinstance(value, MatrixField):
         parts = [_compiler_value(c, names) for c in value.components]
         return "" if "" in parts else f"matrix_field:{value.n}x{value.m}:{parts}"

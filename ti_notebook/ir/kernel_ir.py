@@ -24,6 +24,8 @@ class KernelIR:
     temps_size: int = 0  # bytes of kernel temporaries shared between tasks
     # descriptors of the fields that ti.no_activate named: writes activate nothing
     no_activate: frozenset = frozenset()
+    # ("grad" | "dual", ndarray argument slot) -> the slot of its gradient or dual array
+    adjoint_args: dict = dataclasses.field(default_factory=dict)
     report: dict = dataclasses.field(
         default_factory=lambda: {
             "tasks": [],

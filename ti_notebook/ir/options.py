@@ -38,6 +38,11 @@ class CompileOptions:
     kernel_profiler: bool = False
     # ti.loop_config defaults for every outermost loop (Kernel.configure, %%kernel flags)
     default_loop_config: Mapping = dataclasses.field(default_factory=dict, hash=False)
+    # autodiff: "" (the kernel itself), "reverse" (its grad kernel, passes/make_adjoint.py)
+    # or "forward" (primal and dual values together, passes/make_dual.py)
+    autodiff: str = ""
+    # the entries of each per-thread stack a grad kernel keeps for loop-carried locals
+    ad_stack_size: int = 32
     # prints the IR after every pass; changes no code, so it is not in the key
     print_ir: bool = dataclasses.field(default=False, compare=False)
 
@@ -58,5 +63,7 @@ class CompileOptions:
             self.make_block_local,
             self.advanced_optimization,
             self.kernel_profiler,
+            self.autodiff,
+            self.ad_stack_size,
             tuple(sorted(self.default_loop_config.items())),
         )

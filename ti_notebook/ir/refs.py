@@ -74,6 +74,9 @@ class FieldRef:
     dtype: DataType
     plan: Any  # plan.layout.FieldLayout
     path: tuple[NodeRef, ...] = ()
+    # the descriptors of ``x.grad`` / ``x.dual`` where they are placed (autodiff passes)
+    grad: FieldRef | None = None
+    dual: FieldRef | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -1,73 +1,164 @@
-"""Autodiff is not in ti_notebook yet: every entry point Taichi has refuses at first use.
+"""Gradient and dual fields: ``needs_grad=True`` / ``needs_dual=True`` and their placement.
 
-Taichi's autodiff surface is wide (``needs_grad=True``, ``x.grad``, ``ti.ad.Tape``,
-``kernel.grad()``, ``ti.ad.FwdMode``, ``ti.root.lazy_grad()``...). Accepting any of it
-silently would fail much later with a missing attribute, far from the cause, so each one
-raises :class:`~ti_notebook.errors.TiNotImplementedError` where it is first used:
+A field declared with ``needs_grad=True`` has ``x.grad``, a field of the same shape,
+type and layout that the grad kernels (``kernel.grad()``, ``ti.ad.Tape``) accumulate
+into; ``needs_dual=True`` gives ``x.dual`` for forward mode (``ti.ad.FwdMode``). Unless
+the program places ``x.grad`` itself (``ti.root.dense(ti.i, n).place(x.grad)``), it
+goes beside its primal, in the same SNode, when the tree is finalised (Taichi's
+``lazy_grad``):
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
-    >>> x = ti.field(ti.f32, shape=4)
+    >>> x = ti.field(ti.f32, shape=4, needs_grad=True)
+    >>> x.grad.shape, x.grad.dtype, x.grad.name
+    ((4,), f32, 'x.grad')
+    >>> x.grad.layout().address((1,)) - x.layout().address((1,))
+    4
+
+A field declared without it has no gradient, and says how to get one:
+
+    >>> y = ti.field(ti.f32, shape=4)
     >>> try:
-    ...     x.grad
-    ... except NotImplementedError as error:
+    ...     y.grad
+    ... except AttributeError as error:
     ...     print(error.message)
-    x.grad: autodiff (gradients) is not supported by ti_notebook yet
+    field 'y' has no gradient field
 """
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from ti_notebook.errors import TiAttributeError
 
-from ti_notebook.errors import TiNotImplementedError
-
-HINT = (
-    "ti_notebook compiles forward kernels only; compute the derivative by hand in a kernel, "
-    "or run this part with Taichi itself"
-)
+_KINDS = ("grad", "dual")
 
 
-def refuse(what: str) -> TiNotImplementedError:
-    """The error for one autodiff entry point, ``what`` as the user wrote it.
+def attach(field, needs_grad: bool = False, needs_dual: bool = False) -> None:
+    """Gives the scalar ``field`` (or each component of a vector/matrix/struct field) its
+    gradient and dual fields, unplaced; :func:`place_pending` places them.
 
-    >>> refuse("ti.ad.Tape").message
-    'ti.ad.Tape: autodiff (gradients) is not supported by ti_notebook yet'
+    >>> import ti_notebook as ti
+    >>> x = ti.field(ti.f64)
+    >>> attach(x, needs_grad=True)
+    >>> x.grad.name, x.grad._snode
+    ('x.grad', None)
     """
-    return TiNotImplementedError(
-        f"{what}: autodiff (gradients) is not supported by ti_notebook yet", hint=HINT
+    for component in getattr(field, "components", None) or [field]:
+        for kind, wanted in zip(_KINDS, (needs_grad, needs_dual), strict=True):
+            if wanted and getattr(component, f"_{kind}", None) is None:
+                # the component's own class: this module imports no field module
+                adjoint = type(component)(component.dtype, f"{component.name}.{kind}")
+                adjoint.is_adjoint = True
+                adjoint.primal = component
+                setattr(component, f"_{kind}", adjoint)
+        leaf = component._snode
+        if leaf is not None and leaf.builder.tree is None:  # placed by shape=: beside it now
+            place_pending(leaf)
+    if hasattr(field, "components"):
+        for kind, wanted in zip(_KINDS, (needs_grad, needs_dual), strict=True):
+            if wanted:
+                setattr(field, f"_{kind}_view", None)
+
+
+def take_options(options: dict) -> tuple[bool, bool]:
+    """Removes ``needs_grad`` and ``needs_dual`` from a declaration's keywords; returns them.
+
+    >>> options = {"needs_grad": True, "layout": None}
+    >>> take_options(options), options
+    ((True, False), {'layout': None})
+    """
+    return bool(options.pop("needs_grad", False)), bool(options.pop("needs_dual", False))
+
+
+def attached(field, adjoint: tuple[bool, bool]):
+    """``field`` after :func:`attach` with ``adjoint`` (``(needs_grad, needs_dual)``)."""
+    attach(field, *adjoint)
+    return field
+
+
+def adjoint_of(field, kind: str):
+    """``field.grad`` (``kind="grad"``) or ``field.dual``: the scalar field's own, or a
+    vector/matrix/struct field made of its components' ones."""
+    components = getattr(field, "components", None)
+    if components is None:
+        adjoint = getattr(field, f"_{kind}", None)
+        if adjoint is None:
+            raise _missing(field, kind)
+        return adjoint
+    view = getattr(field, f"_{kind}_view", None)
+    if view is None:
+        if any(getattr(c, f"_{kind}", None) is None for c in components):
+            raise _missing(field, kind)
+        view = _compound_view(field, kind)
+        setattr(field, f"_{kind}_view", view)
+    return view
+
+
+def _missing(field, kind: str) -> TiAttributeError:
+    option = "needs_grad" if kind == "grad" else "needs_dual"
+    return TiAttributeError(
+        f"{field.label} has no {'gradient' if kind == 'grad' else 'dual'} field",
+        hint=f"declare it with {option}=True",
     )
 
 
-def gradient_attribute(owner_name: str, attribute: str):
-    """What ``field.grad`` / ``field.dual`` does: raise, naming the field."""
-    raise refuse(f"{owner_name}.{attribute}")
+def _compound_view(field, kind: str):
+    """The vector/matrix/struct field whose components are ``field``'s components'
+    gradient (or dual) fields: same element type, same names with ``.grad``."""
+    if hasattr(field, "is_vector"):  # a vector/matrix field
+        view = type(field).__new__(type(field))
+        view.__dict__.update(field.__dict__)
+        view.name = f"{field.name}.{kind}"
+        view.components = [getattr(c, f"_{kind}") for c in field.components]
+        for k in _KINDS:
+            view.__dict__.pop(f"_{k}_view", None)
+        for component in view.components:
+            component.owner = view
+        return view
+    if hasattr(field, "struct_type"):
+        members = {key: adjoint_of(member, kind) for key, member in field.members.items()}
+        return type(field)(members, field.struct_type, f"{field.name}.{kind}")
+    raise _missing(field, kind)
 
 
-class _Refused:
-    """A name of ``ti.ad`` that raises when called or entered (a class, a decorator...)."""
+def place_pending(node) -> None:
+    """Places, beside its primal (in the same SNode), every gradient or dual field of a
+    field placed under ``node`` that the program did not place itself: what finalising a
+    tree does, and ``ti.root.lazy_grad()`` asks for."""
+    if node.kind == "place":
+        node = node._parent
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        for child in list(current.children):
+            if child.kind != "place":
+                stack.append(child)
+                continue
+            for kind in _KINDS:
+                adjoint = getattr(child.field, f"_{kind}", None)
+                if adjoint is not None and adjoint._snode is None:
+                    leaf = type(current)(current.builder, "place", current)
+                    leaf.field = adjoint
+                    adjoint._snode = leaf
+                    current.children.append(leaf)
 
-    def __init__(self, name: str) -> None:
-        self.name = name
 
-    def __call__(self, *args, **kwargs):
-        raise refuse(self.name)
+def place_with_primal(adjoint) -> bool:
+    """Finalises the tree of an unplaced gradient's primal (placing the gradient beside
+    it) when the primal is placed; False when there is nothing to do."""
+    primal = getattr(adjoint, "primal", None)
+    if primal is None or primal._snode is None:
+        return False
+    primal._materialize()
+    return adjoint._snode is not None
 
-    def __repr__(self) -> str:
-        return f"<{self.name}: not supported by ti_notebook>"
 
-
-ad = SimpleNamespace(
-    **{
-        name: _Refused(f"ti.ad.{name}")
-        for name in (
-            "Tape",
-            "FwdMode",
-            "clear_all_gradients",
-            "grad_replaced",
-            "grad_for",
-            "no_grad",
-        )
-    }
-)
-
-Tape = _Refused("ti.Tape")
+def gradient_fields(trees, kind: str = "grad") -> list:
+    """The placed, live gradient (or dual) fields of ``trees`` (``ti.ad.clear_all_gradients``)."""
+    found = []
+    for tree in trees:
+        if tree.destroyed:
+            continue
+        for f in tree.fields:
+            if getattr(f, "is_adjoint", False) and f.name.endswith("." + kind):
+                found.append(f)
+    return found

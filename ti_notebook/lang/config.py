@@ -53,6 +53,7 @@ class Config:
     random_seed: int = 0
     print_ir: bool = False
     verbose: bool = True
+    ad_stack_size: int = 32  # codegen: entries of a grad kernel's per-thread stacks
     cuda_sim: bool = False  # arch=cuda: run the CUDA code on the SIMT emulator (TI_CUDA_SIM=1)
 
     def codegen_key(self) -> tuple:
@@ -82,6 +83,7 @@ class Config:
             kernel_profiler=self.kernel_profiler,
             default_loop_config=default_loop_config or {},
             print_ir=self.print_ir,
+            ad_stack_size=self.ad_stack_size,
         )
 
     def cache_settings(self, enabled: bool | None = None) -> CacheSettings:

@@ -70,16 +70,20 @@ class Field:
         self._view: np.ndarray | None = None
         self._memory = None  # the tree's memory, kept for the device-copy check
         self.owner = None  # the vector/matrix field this is a component of, if any
+        # needs_grad / needs_dual: the adjoint fields (lang/autodiff.py)
+        self._grad: Field | None = None
+        self._dual: Field | None = None
+        self.is_adjoint = False
 
     @property
-    def grad(self):
-        """Autodiff is not supported yet: raises TiNotImplementedError naming the field."""
-        return autodiff.gradient_attribute(self.name, "grad")
+    def grad(self) -> Field:
+        """The gradient field (``needs_grad=True``): same shape, type and layout."""
+        return autodiff.adjoint_of(self, "grad")
 
     @property
-    def dual(self):
-        """Forward-mode autodiff is not supported yet: raises TiNotImplementedError."""
-        return autodiff.gradient_attribute(self.name, "dual")
+    def dual(self) -> Field:
+        """The dual field of forward mode (``needs_dual=True``)."""
+        return autodiff.adjoint_of(self, "dual")
 
     @property
     def label(self) -> str:
@@ -114,6 +118,8 @@ class Field:
                     "(tree.destroy() or ti.reset())",
                     hint="declare the field again in a new tree",
                 )
+            return
+        if self._snode is None and autodiff.place_with_primal(self):
             return
         if self._snode is None:
             raise TiRuntimeError(
@@ -286,12 +292,21 @@ class Field:
         return field_text.field_str(self)
 
 
-def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **options) -> Field:
+def field(
+    dtype,
+    shape=None,
+    name: str = "",
+    offset=None,
+    needs_grad: bool = False,
+    needs_dual: bool = False,
+    **options,
+) -> Field:
     """Declares a field of ``dtype``; with ``shape`` it is placed in ``ti.root`` at once.
+    ``needs_grad`` / ``needs_dual`` give it ``x.grad`` / ``x.dual`` (``lang/autodiff.py``).
 
-    Taichi's options this ti_notebook does not have (``offset``, ``order``, ``needs_grad``,
-    ``needs_dual``) are refused, not ignored: ignoring them would index or lay out the
-    field other than the program expects.
+    Taichi's options this ti_notebook does not have (``offset``, ``order``) are refused,
+    not ignored: ignoring them would index or lay out the field other than the program
+    expects.
 
     >>> import ti_notebook as ti
     >>> s = ti.field(ti.i32, shape=())
@@ -299,12 +314,13 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **op
     >>> s[None]
     3
     """
-    refuse_unsupported_options("ti.field", offset=offset, needs_grad=needs_grad, **options)
+    refuse_unsupported_options("ti.field", offset=offset, **options)
     cfg = _config.current()
     dt = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
     if dt is None:
         raise TiTypeError(f"ti.field: {dtype!r} is not a type", hint="use e.g. ti.f32")
     result = Field(dt, name or _assigned_name(sys._getframe(1)))
+    autodiff.attach(result, bool(needs_grad), bool(needs_dual))
     if shape is not None:
         place_with_shape(result, normalize_shape(shape))
     return result
@@ -313,8 +329,6 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad=False, **op
 _HINTS = {
     "offset": "index from 0 and add the offset in the kernel (x[i - lo])",
     "order": "place it with ti.root.dense(ti.j, n).dense(ti.i, m).place(x) for 'ji' order",
-    "needs_grad": "autodiff is not in ti_notebook yet",
-    "needs_dual": "forward-mode autodiff is not in ti_notebook yet",
 }
 
 
@@ -322,7 +336,7 @@ def refuse_unsupported_options(what: str, **options) -> None:
     """Raises for a Taichi field option given a non-default value that ti_notebook does
     not implement, and for an unknown keyword.
 
-    >>> refuse_unsupported_options("ti.field", offset=None, needs_grad=False)
+    >>> refuse_unsupported_options("ti.field", offset=None)
     >>> try:
     ...     refuse_unsupported_options("ti.field", offset=(-1, 0))
     ... except NotImplementedError as error:
@@ -355,10 +369,11 @@ def _assigned_name(frame) -> str:
 def place_with_shape(f, shape: tuple[int, ...]) -> None:
     """``ti.field(..., shape=s)``: sugar for ``ti.root.dense(axes, s).place(f)``."""
     if shape == ():
-        _snode.root.place(f)
+        node = _snode.root.place(f)
     else:
         axes = tuple(_snode.Axis(a) for a in range(len(shape)))
-        _snode.root.dense(axes, shape).place(f)
+        node = _snode.root.dense(axes, shape).place(f)
+    autodiff.place_pending(node)  # x.grad beside x at once, as Taichi does for shape=
 
 
 def live_trees() -> list:

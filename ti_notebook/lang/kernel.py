@@ -18,6 +18,7 @@ with no compilation:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import threading
@@ -39,7 +40,7 @@ from ti_notebook.errors import (
     TiValueError,
 )
 from ti_notebook.lang import (
-    autodiff,
+    ad_tape,
     compound_args,
     fast_calls,
     kernel_params,
@@ -90,6 +91,8 @@ class Kernel(KernelBase):
         # configuration -> (session generation, its _compiled, its _last): see configure()
         self._stash: dict = {}
         self._on_death = functools.partial(_forget_dead, weakref.ref(self))
+        self._autodiff = ""  # "reverse" / "forward": a grad kernel (lang/ad_kernel.py)
+        self._adjoints: dict = {}
         _kernels.add(self)
 
     def __get__(self, instance, owner=None):
@@ -100,9 +103,12 @@ class Kernel(KernelBase):
         return BoundKernel(self, instance)
 
     @property
-    def grad(self):
-        """``kernel.grad()``: autodiff is not supported yet (TiNotImplementedError)."""
-        raise autodiff.refuse(f"{self.name}.grad")
+    def grad(self) -> Kernel:
+        """The grad kernel (reverse mode): called with the kernel's arguments, it adds
+        the kernel's derivatives into the ``.grad`` fields (``passes/make_adjoint.py``)."""
+        from ti_notebook.lang import ad_kernel
+
+        return ad_kernel.adjoint_kernel(self, "reverse")
 
     def configure(
         self,
@@ -195,13 +201,16 @@ class Kernel(KernelBase):
 
     def _request(self, params: list[Param], templates: dict) -> CompileRequest:
         config = _config.current()
+        options = config.compile_options(self._loop_defaults)
+        if self._autodiff:
+            options = dataclasses.replace(options, autodiff=self._autodiff)
         return CompileRequest(
             self.name,
             self.source(),
             params,
             templates,
             self.return_type(),
-            config.compile_options(self._loop_defaults),
+            options,
             config.backend(),
             config.cache_settings(self._offline_cache),
         )
@@ -304,6 +313,10 @@ class Kernel(KernelBase):
         __tracebackhide__ = True  # IPython and pytest show the caller's line, not this one
         if self._watch:  # a global number it compiled with has changed?
             self._warn_stale()
+        if ad_tape.active and not self._autodiff:  # a Tape records it, or FwdMode runs its dual
+            forward = ad_tape.intercept(self, args)
+            if forward is not None:
+                return forward(*args, **kwargs)
         fast = self._fast
         try:
             if fast is not None and not kwargs and self._generation == _config._generation:

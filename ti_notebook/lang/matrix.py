@@ -229,17 +229,18 @@ class Matrix(MatrixArithmetic, MatrixAlgebra):
     # -- containers of them ------------------------------------------------------------------
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", **options) -> MatrixField:
+        adjoint = autodiff.take_options(options)
         refuse_unsupported_options("ti.Matrix.field", **options)
-        return _make_field(n, m, dtype, shape, name, sys._getframe(1))
+        return autodiff.attached(_make_field(n, m, dtype, shape, name, sys._getframe(1)), adjoint)
 
     @staticmethod
-    def ndarray(n: int, m: int, dtype, shape):
+    def ndarray(n: int, m: int, dtype, shape, needs_grad: bool = False):
         """``ti.Matrix.ndarray(n, m, dtype, shape)``: an ndarray of n x m matrices."""
         n, m = (
             component_count(n, "ti.Matrix.ndarray", "n"),
             component_count(m, "ti.Matrix.ndarray", "m"),
         )
-        return ndarray.Ndarray(dtype, shape, element_shape=(n, m))
+        return ndarray.Ndarray(dtype, shape, element_shape=(n, m), needs_grad=needs_grad)
 
 
 class Vector(Matrix):
@@ -255,14 +256,16 @@ class Vector(Matrix):
 
     @staticmethod
     def field(n, dtype, shape=None, name: str = "", **options) -> MatrixField:
+        adjoint = autodiff.take_options(options)
         refuse_unsupported_options("ti.Vector.field", **options)
-        return _make_field(n, None, dtype, shape, name, sys._getframe(1))
+        made = _make_field(n, None, dtype, shape, name, sys._getframe(1))
+        return autodiff.attached(made, adjoint)
 
     @staticmethod
-    def ndarray(n: int, dtype, shape):
+    def ndarray(n: int, dtype, shape, needs_grad: bool = False):
         """``ti.Vector.ndarray(n, dtype, shape)``: an ndarray of n-vectors."""
         n = component_count(n, "ti.Vector.ndarray", "n")
-        return ndarray.Ndarray(dtype, shape, element_shape=(n,))
+        return ndarray.Ndarray(dtype, shape, element_shape=(n,), needs_grad=needs_grad)
 
 
 def _typed(value, spec) -> np.ndarray:
@@ -297,14 +300,14 @@ class MatrixField:
             component.owner = self
 
     @property
-    def grad(self):
-        """Autodiff is not supported yet: raises TiNotImplementedError naming the field."""
-        return autodiff.gradient_attribute(self.name, "grad")
+    def grad(self) -> MatrixField:
+        """The gradient field (``needs_grad=True``): its components' gradients."""
+        return autodiff.adjoint_of(self, "grad")
 
     @property
-    def dual(self):
-        """Forward-mode autodiff is not supported yet: raises TiNotImplementedError."""
-        return autodiff.gradient_attribute(self.name, "dual")
+    def dual(self) -> MatrixField:
+        """The dual field of forward mode (``needs_dual=True``)."""
+        return autodiff.adjoint_of(self, "dual")
 
     @property
     def label(self) -> str:

@@ -32,7 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ti_notebook.errors import TiTypeError
-from ti_notebook.lang import exact_numbers, ndarray
+from ti_notebook.lang import autodiff, exact_numbers, ndarray
 from ti_notebook.lang import matrix as _matrix
 from ti_notebook.lang import matrix_dtypes as dtypes
 from ti_notebook.lang.element_type import DEFAULT_UNSIGNED, ElementType
@@ -109,9 +109,11 @@ class MatrixType(ElementType):
     def field(self, shape=None, name: str = "", **options) -> _matrix.MatrixField:
         """A field of this type's elements, as ``ti.Vector.field``/``ti.Matrix.field``."""
         kind = "vector" if self.ndim == 1 else "matrix"
+        adjoint = autodiff.take_options(options)
         refuse_unsupported_options(f"ti.types.{kind}(...).field", **options)
         m = None if self.ndim == 1 else self.m
-        return _matrix._make_field(self.n, m, self.dtype, shape, name, sys._getframe(1))
+        made = _matrix._make_field(self.n, m, self.dtype, shape, name, sys._getframe(1))
+        return autodiff.attached(made, adjoint)
 
     def ndarray(self, shape) -> ndarray.Ndarray:
         """An ndarray of this type's elements, as ``ti.Vector.ndarray``."""

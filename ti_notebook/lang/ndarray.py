@@ -97,13 +97,23 @@ class Ndarray:
         ((3,), (2,), (3, 2), [1.0, 2.0])
     """
 
-    def __init__(self, dtype, shape, element_shape: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self,
+        dtype,
+        shape,
+        element_shape: tuple[int, ...] = (),
+        needs_grad: bool = False,
+        needs_dual: bool = False,
+    ) -> None:
         self.dtype, own_shape = _element_type(dtype)
         self.element_shape = own_shape or tuple(element_shape)
         if self.dtype is None:
             raise TiTypeError(f"ti.ndarray: {dtype!r} is not a type")
         self.shape = normalize_shape(shape)
         self._array = np.zeros(self.shape + self.element_shape, dtype=self.dtype.np_dtype)
+        # needs_grad / needs_dual: arrays of the same shape that grad kernels take with it
+        self.grad = Ndarray(dtype, shape, element_shape) if needs_grad else None
+        self.dual = Ndarray(dtype, shape, element_shape) if needs_dual else None
 
     @property
     def ndim(self) -> int:
@@ -141,6 +151,7 @@ class Ndarray:
         return field_text.ndarray_str(self)
 
 
-def ndarray(dtype, shape) -> Ndarray:
-    """``ti.ndarray(dtype, shape)``: ``dtype`` a scalar type or a vector/matrix type."""
-    return Ndarray(dtype, shape)
+def ndarray(dtype, shape, needs_grad: bool = False, needs_dual: bool = False) -> Ndarray:
+    """``ti.ndarray(dtype, shape)``: ``dtype`` a scalar type or a vector/matrix type;
+    ``needs_grad=True`` gives it ``a.grad``, which ``kernel.grad(a)`` accumulates into."""
+    return Ndarray(dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)

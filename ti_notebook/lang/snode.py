@@ -130,6 +130,16 @@ class SNode:
                 self.children.append(leaf)
         return self
 
+    def lazy_grad(self) -> None:
+        """Places the gradient fields of the fields under this node that are not placed
+        yet beside their primals (finalising the tree does it too)."""
+        from ti_notebook.lang import autodiff
+
+        self.builder._check_open()
+        autodiff.place_pending(self)
+
+    lazy_dual = lazy_grad
+
     # -- queries -----------------------------------------------------------------------
     def parent(self, n: int = 1):
         node = self
@@ -287,6 +297,9 @@ class FieldsBuilder:
     def finalize(self) -> SNodeTree:
         """Computes the memory plan and reserves the tree's memory."""
         self._check_open()
+        from ti_notebook.lang import autodiff
+
+        autodiff.place_pending(self.root)  # x.grad beside x unless placed elsewhere
         self.tree = SNodeTree(self)
         return self.tree
 

@@ -37,8 +37,10 @@ def make_struct_field(struct_type: StructType, shape, name: str, **options) -> S
     """The field of ``struct_type`` values; placed in ``ti.root`` when ``shape`` is given."""
     from ti_notebook.lang.field import refuse_unsupported_options
 
+    adjoint = autodiff.take_options(options)
     refuse_unsupported_options("ti.Struct.field", **options)
     result = StructField(_member_fields(struct_type, name), struct_type, name)
+    autodiff.attach(result, *adjoint)
     if shape is not None:
         place_with_shape(result, normalize_shape(shape))
     return result
@@ -101,14 +103,14 @@ class StructField:
         )
 
     @property
-    def grad(self):
-        """Autodiff is not supported yet: raises TiNotImplementedError naming the field."""
-        return autodiff.gradient_attribute(self.name, "grad")
+    def grad(self) -> StructField:
+        """The gradient field (``needs_grad=True``): its members' gradients."""
+        return autodiff.adjoint_of(self, "grad")
 
     @property
-    def dual(self):
-        """Forward-mode autodiff is not supported yet: raises TiNotImplementedError."""
-        return autodiff.gradient_attribute(self.name, "dual")
+    def dual(self) -> StructField:
+        """The dual field of forward mode (``needs_dual=True``)."""
+        return autodiff.adjoint_of(self, "dual")
 
     # -- shape and placement ----------------------------------------------------------------
     @property

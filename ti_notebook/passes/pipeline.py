@@ -6,15 +6,15 @@ the IR after each pass (as Taichi's ``print_ir=True`` does), and with ``options.
 the verifier (``ir/verify.py``) checks the IR after each one.
 
     >>> [name for name, _ in PASSES][:3]
-    ['typecheck', 'make_block_local', 'offload']
+    ['typecheck', 'make_adjoint', 'make_dual']
     >>> from ti_notebook.ir import nodes as ir
     >>> from ti_notebook.ir.capabilities import Capabilities
     >>> from ti_notebook.ir.kernel_ir import KernelIR
     >>> from ti_notebook.ir.options import CompileOptions
     >>> kernel = KernelIR("empty", ir.Block())
     >>> records = run(kernel, CompileOptions(debug=True), Capabilities("cpu", 4, 32))
-    >>> [(r.name, r.changed) for r in records][:3]
-    [('typecheck', False), ('make_block_local', False), ('offload', True)]
+    >>> [(r.name, r.changed) for r in records][:5:2]
+    [('typecheck', False), ('make_dual', False), ('offload', True)]
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ from ti_notebook.passes import (
     lower_access,
     lower_sparse,
     lower_struct_for,
+    make_adjoint,
     make_block_local,
+    make_dual,
     make_thread_local,
     memory_traffic,
     offload,
@@ -53,6 +55,10 @@ Pass = Callable[[KernelIR, CompileOptions, Capabilities], bool]
 
 PASSES: tuple[tuple[str, Pass], ...] = (
     ("typecheck", typecheck.run),
+    # autodiff first (they change nothing unless asked): the grad kernel they write is
+    # optimised by every pass below as any kernel is
+    ("make_adjoint", make_adjoint.run),
+    ("make_dual", make_dual.run),
     ("make_block_local", make_block_local.run),
     ("offload", offload.run),
     ("make_thread_local", make_thread_local.run),

@@ -1,0 +1,135 @@
+"""The forward sweep of a grad kernel: the primal code again, changing no primal data.
+
+A grad kernel recomputes the values its adjoints need (``make_adjoint.py``): per
+top-level loop, the loop body's statements are copied with global stores and atomics
+on fields left out (Taichi's rule: the grad kernel writes gradients only), and printing
+dropped. When ``record`` is set, each serial loop pushes the locals it changes at the
+start of every iteration, for its reversed copy to pop (``ad_stack.py``).
+
+    >>> from ti_notebook.ir import nodes as ir
+    >>> from ti_notebook.ir.kernel_ir import KernelIR
+    >>> from ti_notebook.ir.types import f32
+    >>> from ti_notebook.passes.ad_clone import Env
+    >>> loop = ir.RangeForStmt(ir.ConstStmt(0, f32), ir.ConstStmt(4, f32))
+    >>> p = loop.body.append(ir.AllocaStmt(f32, "p"))
+    >>> inner = loop.body.append(ir.RangeForStmt(loop.begin, loop.end))
+    >>> _ = inner.body.append(ir.LocalStoreStmt(p, loop.begin))
+    >>> [local.name for local in Replay(KernelIR("k", ir.Block())).carried(inner)]
+    ['p']
+"""
+
+from __future__ import annotations
+
+from ti_notebook.errors import TiSyntaxError
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.transform import contains
+from ti_notebook.passes.ad_clone import Env, clone, renamed
+
+_TOP_LOOPS = (ir.RangeForStmt, ir.StructForStmt)
+
+
+class Replay:
+    """Copies statements for the forward sweep; ``home`` makes the stacks (or None)."""
+
+    def __init__(self, kernel: KernelIR) -> None:
+        self.kernel = kernel
+        self.home = None
+        self._carried: dict[int, list] = {}
+
+    def block(
+        self, block: ir.Block, env: Env, out: ir.Block, record: bool, top_level: bool = False
+    ) -> None:
+        for stmt in block.stmts:
+            if top_level and isinstance(stmt, _TOP_LOOPS):
+                continue  # its forward code runs inside its own grad loop
+            self.stmt(stmt, env, out, record)
+
+    def stmt(self, stmt: ir.Stmt, env: Env, out: ir.Block, record: bool) -> None:
+        if isinstance(stmt, ir.GlobalStoreStmt) or (
+            isinstance(stmt, ir.AtomicOpStmt) and not isinstance(stmt.dest, ir.AllocaStmt)
+        ):
+            return
+        if isinstance(stmt, (ir.PrintStmt, ir.ClockStmt)):
+            return
+        if isinstance(stmt, ir.RandStmt):
+            raise self.refuse(
+                stmt,
+                "ti.random in a kernel that is differentiated: its grad kernel would draw "
+                "other numbers than the kernel did",
+                "draw the numbers in a kernel of their own into a field, outside the Tape, "
+                "and read the field here",
+            )
+        if isinstance(stmt, (ir.BreakStmt, ir.ContinueStmt)):
+            word = "break" if isinstance(stmt, ir.BreakStmt) else "continue"
+            raise self.refuse(
+                stmt,
+                f"'{word}' in a kernel that is differentiated: the grad kernel cannot "
+                "run the loop backwards from where it stopped",
+                "loop over a fixed range and guard the body with an if instead",
+            )
+        if isinstance(stmt, ir.WhileStmt):
+            raise self.refuse(
+                stmt,
+                "a while loop in a kernel that is differentiated",
+                "use a for loop over a fixed range (with an if for the condition)",
+            )
+        if isinstance(stmt, ir.LoopIndexStmt) and ("index", stmt.loop.id) in env:
+            env[stmt.id] = env[("index", stmt.loop.id)][stmt.axis]
+            return
+        if isinstance(stmt, ir.IfStmt):
+            made = _at(ir.IfStmt(renamed(stmt.cond, env, stmt.pos)), stmt)
+            out.append(made)
+            self.block(stmt.true_block, env, made.true_block, record)
+            self.block(stmt.false_block, env, made.false_block, record)
+            return
+        if isinstance(stmt, ir.RangeForStmt):
+            self.loop(stmt, env, out, record)
+            return
+        if isinstance(stmt, ir.StructForStmt):
+            raise self.refuse(
+                stmt,
+                "a struct-for inside a loop of a kernel that is differentiated",
+                "loop over range(n) or ti.ndrange instead",
+            )
+        out.append(clone(stmt, env))
+
+    def loop(self, stmt: ir.RangeForStmt, env: Env, out: ir.Block, record: bool) -> None:
+        made = ir.RangeForStmt(
+            renamed(stmt.begin, env, stmt.pos),
+            renamed(stmt.end, env, stmt.pos),
+            stmt.config,
+            renamed(stmt.extents, env, stmt.pos),
+            renamed(stmt.starts, env, stmt.pos),
+        )
+        out.append(_at(made, stmt))
+        inner = env.child()
+        inner[stmt.id] = made
+        if record:
+            for local in self.carried(stmt):
+                self.home.stack(local).push(made.body, renamed(local, env), stmt.pos)
+        self.block(stmt.body, inner, made.body, record=False)
+
+    def carried(self, loop: ir.Stmt) -> list[ir.Stmt]:
+        """The locals declared outside ``loop`` that its body changes."""
+        found = self._carried.get(loop.id)
+        if found is None:
+            seen = {}
+            for stmt in loop.walk_all():
+                target = (
+                    getattr(stmt, "alloca", None) if isinstance(stmt, ir.LocalStoreStmt) else None
+                )
+                if isinstance(stmt, ir.AtomicOpStmt) and isinstance(stmt.dest, ir.AllocaStmt):
+                    target = stmt.dest
+                if target is not None and not contains(loop, target):
+                    seen[target.id] = target
+            found = self._carried[loop.id] = [seen[k] for k in sorted(seen)]
+        return found
+
+    def refuse(self, stmt: ir.Stmt, what: str, hint: str) -> TiSyntaxError:
+        return TiSyntaxError(f"kernel '{self.kernel.name}': {what}", stmt.pos, hint)
+
+
+def _at(stmt: ir.Stmt, where: ir.Stmt) -> ir.Stmt:
+    stmt.pos = where.pos
+    return stmt
