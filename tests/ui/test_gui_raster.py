@@ -6,6 +6,11 @@ NumPy splat (otherwise): the circle tests run on both (the ``circle_path`` fixtu
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -291,3 +296,36 @@ def test_lines_and_triangles_in_one_batch_keep_the_later_colour_on_top(monkeypat
     tri = np.array([[0.0, 0.0], [0.0, 0.0]]), np.array([[1.0, 0.0]] * 2), np.array([[0.0, 1.0]] * 2)
     c.triangles(*tri, np.array([0x0000FF, 0xFF0000]))
     assert c.planes[:, 2, 2].tolist() == [1.0, 0.0, 0.0] and c.planes[0, 14, 14] == 0.0
+
+
+OVERLAPS = """
+rng = np.random.default_rng(5)
+pos = rng.random((400, 2)) * 1.1 - 0.05
+gui.circles(pos, radius=rng.uniform(0.5, 4.0, 400), color=rng.integers(0, 1 << 24, 400))
+gui.lines(pos[:100], pos[100:200], radius=1.5, color=rng.integers(0, 1 << 24, 100))
+"""
+
+
+@pytest.mark.taichi
+@pytest.mark.skipif(importlib.util.find_spec("taichi") is None, reason="needs taichi")
+def test_overlapping_colours_blend_as_taichi_draws_them(monkeypatch):
+    """400 circles of random colours and radii over each other, then lines: Taichi's
+    own frame (in a subprocess), on both paths."""
+    script = (
+        "import json, sys, numpy as np, taichi as ti\n"
+        "ti.init(arch=ti.cpu, log_level=ti.ERROR)\n"
+        "gui = ti.GUI('o', res=(64, 48), background_color=0x112F41, show_gui=False)\n"
+        f"{OVERLAPS}\n"
+        "json.dump(gui.get_image()[:, :, :3].tolist(), sys.stdout)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    want = np.array(json.loads(run.stdout.splitlines()[-1]))
+    for kernel in (True, False):
+        monkeypatch.setattr(raster_kernels, "available", lambda k=kernel: k)
+        gui = ti.GUI("o", res=(64, 48), background_color=0x112F41, show_gui=False)
+        exec(OVERLAPS, {"gui": gui, "np": np})
+        # lines: Taichi computes in f32, these in f64 (about 1e-3 apart at a rim)
+        assert np.abs(gui.get_image()[:, :, :3] - want).max() < 5e-3, kernel
