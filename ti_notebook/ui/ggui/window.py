@@ -119,6 +119,20 @@ class Window:
         return self._presenter.max_frames
 
     @property
+    def last_frame(self) -> np.ndarray | None:
+        """The last frame kept (the picture a notebook's output shows), as ``ti.GUI``'s
+        :attr:`~ti_notebook.ui.gui.GUI.last_frame`: ``uint8 (h, w, 3)``, row 0 at the top,
+        or None before one is kept.
+
+        >>> import os; os.environ["TI_GUI_MAX_FRAMES"] = "1"
+        >>> window = Window("demo", (4, 2))
+        >>> window.show(); del os.environ["TI_GUI_MAX_FRAMES"]
+        >>> window.last_frame.shape
+        (2, 4, 3)
+        """
+        return self._presenter.last_rgb
+
+    @property
     def running(self) -> bool:
         """False once destroyed, stopped (the view's stop control) or out of frames."""
         self._poll()
