@@ -157,3 +157,22 @@ def test_track_user_inputs_moves_and_turns_the_camera():
     front = camera.curr_lookat - camera.curr_position
     assert np.allclose(camera.curr_position, before)  # w released: no move
     assert front[0] > 0.01  # dragging right turns the view (yaw) toward +x from -z
+
+
+def test_mesh_without_normals_gets_smooth_vertex_normals():
+    """A folded quad: with shared (indexed) vertices the shading is continuous across
+    the fold; with separate vertices each face is flat and the two sides differ."""
+    ridge = [[0, -0.8, 0], [0, 0.8, 0]]
+    verts = np.array([[-0.8, -0.8, -0.6], *ridge, [0.8, -0.8, -0.6]], np.float32)
+    left_right = {}
+    for indexed in (True, False):
+        window, scene, _ = setup()
+        if indexed:
+            scene.mesh(verts, indices=np.array([0, 1, 2, 1, 3, 2], np.int32), color=(0.3, 0.3, 0.3))
+        else:
+            scene.mesh(verts[[0, 1, 2, 1, 3, 2]].copy(), color=(0.3, 0.3, 0.3))
+        scene.point_light((-10, 0, 2), (1, 1, 1))  # from the left: faces differ when flat
+        img = draw(window, scene)
+        left_right[indexed] = img[62, 64, 0], img[66, 64, 0]
+    smooth, flat = left_right[True], left_right[False]
+    assert abs(smooth[0] - smooth[1]) < 0.03 < abs(flat[0] - flat[1])

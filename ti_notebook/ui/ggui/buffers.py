@@ -50,6 +50,32 @@ def _copy_scalars(src: template(), dst: template(), off: i32, n: i32):
         dst[off + i] = src[i]
 
 
+@kernel
+def smooth_normals(
+    pos: template(), idx: template(), nrm: template(), voff: i32, nv: i32, ioff: i32,
+    ntri: i32, indexed: i32,
+):  # fmt: skip
+    """Per-vertex normals of a mesh given none, as Taichi makes them: the mean of the
+    unit normals of the triangles that share the vertex (a face's own without indices)."""
+    for i in range(nv):
+        nrm[voff + i] = Vector([0.0, 0.0, 0.0])
+    for t in range(ntri):
+        j0 = voff + 3 * t
+        j1 = j0 + 1
+        j2 = j0 + 2
+        if indexed:
+            j0 = voff + idx[ioff + 3 * t]
+            j1 = voff + idx[ioff + 3 * t + 1]
+            j2 = voff + idx[ioff + 3 * t + 2]
+        n = (pos[j1] - pos[j0]).cross(pos[j2] - pos[j0])
+        length = n.norm()
+        if length > 0.0:
+            n = n / length
+            nrm[j0] += n
+            nrm[j1] += n
+            nrm[j2] += n
+
+
 def _capacity(n: int) -> int:
     return max(1024, 1 << max(0, int(n) - 1).bit_length())
 

@@ -102,9 +102,18 @@ def particle_pixels(uni: template(), p, v, r):
 
 
 @func
-def depth_key(uni: template(), d, slot, e):
-    q = cast(tmin(tmax(d / uni[22], 0.0), 1.0) * DEPTH_SCALE, i64)
-    return (q << 32) | cast((slot << ELEMENT_BITS) | e, i64)
+def depth_key(scale, d, tag):
+    """``scale`` is ``DEPTH_SCALE / z_far``; ``tag`` the primitive's slot and element."""
+    q = cast(tmin(tmax(d * scale, 0.0), DEPTH_SCALE), i64)
+    return (q << 32) | tag
+
+
+@func
+def keep_nearest(key: template(), x, y, k):
+    # a plain load first: most covered pixels already hold a nearer key, and the
+    # 64-bit atomic min (a compare-and-swap loop) costs far more than the load
+    if k < key[x, y]:
+        atomic_min(key[x, y], k)
 
 
 @func
@@ -135,7 +144,9 @@ def splat_particles(
 ):
     w = cast(uni[28], i32)
     h = cast(uni[29], i32)
+    scale = DEPTH_SCALE / uni[22]
     for e in range(n):
+        tag = cast((slot << ELEMENT_BITS) | e, i64)
         i = rint[slot, 2] + e
         p = pos[i]
         r = rflt[slot, 3]
@@ -147,17 +158,18 @@ def splat_particles(
             rp = particle_pixels(uni, p, v, r)
             x0 = tmax(0, cast(floor(s[0] - rp), i32))
             x1 = tmin(w - 1, cast(ceil(s[0] + rp), i32))
-            y0 = tmax(0, cast(floor(s[1] - rp), i32))
-            y1 = tmin(h - 1, cast(ceil(s[1] + rp), i32))
             inv = 1.0 / tmax(rp, 1e-6)
             for x in range(x0, x1 + 1):
-                for y in range(y0, y1 + 1):
-                    a = (x + 0.5 - s[0]) * inv
-                    b = (y + 0.5 - s[1]) * inv
-                    q = a * a + b * b
-                    if q < 1.0:
-                        d = s[2] - sqrt(1.0 - q) * r
-                        atomic_min(key[x, y], depth_key(uni, d, slot, e))
+                a = (x + 0.5 - s[0]) * inv
+                if a * a < 1.0:
+                    # the disc's column: pixel centres strictly inside it, no test per pixel
+                    half = sqrt(1.0 - a * a) * rp
+                    y0 = tmax(0, cast(floor(s[1] - half - 0.5), i32) + 1)
+                    y1 = tmin(h - 1, cast(ceil(s[1] + half - 0.5), i32) - 1)
+                    for y in range(y0, y1 + 1):
+                        b = (y + 0.5 - s[1]) * inv
+                        d = s[2] - sqrt(tmax(1.0 - a * a - b * b, 0.0)) * r
+                        keep_nearest(key, x, y, depth_key(scale, d, tag))
 
 
 @func
@@ -177,7 +189,9 @@ def splat_triangles(
 ):
     w = cast(uni[28], i32)
     h = cast(uni[29], i32)
+    scale = DEPTH_SCALE / uni[22]
     for e in range(n):
+        tag = cast((slot << ELEMENT_BITS) | e, i64)
         s0 = to_screen(uni, view_point(uni, pos[vertex_index(rint, idx, slot, 3 * e)]))
         s1 = to_screen(uni, view_point(uni, pos[vertex_index(rint, idx, slot, 3 * e + 1)]))
         s2 = to_screen(uni, view_point(uni, pos[vertex_index(rint, idx, slot, 3 * e + 2)]))
@@ -200,7 +214,7 @@ def splat_triangles(
                     if b0 >= 0.0 and b1 >= 0.0 and b2 >= 0.0:
                         d = 1.0 / (b0 / s0[2] + b1 / s1[2] + b2 / s2[2])
                         if d < uni[22]:
-                            atomic_min(key[x, y], depth_key(uni, d, slot, e))
+                            keep_nearest(key, x, y, depth_key(scale, d, tag))
 
 
 @func
@@ -229,7 +243,9 @@ def splat_lines(
     w = cast(uni[28], i32)
     h = cast(uni[29], i32)
     half = rflt[slot, 3] * 0.5
+    scale = DEPTH_SCALE / uni[22]
     for e in range(n):
+        tag = cast((slot << ELEMENT_BITS) | e, i64)
         s0 = to_screen(uni, view_point(uni, pos[vertex_index(rint, idx, slot, 2 * e)]))
         s1 = to_screen(uni, view_point(uni, pos[vertex_index(rint, idx, slot, 2 * e + 1)]))
         if tmin(s0[2], s1[2]) > uni[21]:
@@ -242,7 +258,7 @@ def splat_lines(
                     td = segment_t(s0, s1, x + 0.5, y + 0.5)
                     if td[0] >= 0.0 and td[0] <= 1.0 and td[1] <= half:
                         d = s0[2] + (s1[2] - s0[2]) * td[0]
-                        atomic_min(key[x, y], depth_key(uni, d, slot, e))
+                        keep_nearest(key, x, y, depth_key(scale, d, tag))
 
 
 @func

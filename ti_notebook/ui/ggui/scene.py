@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ti_notebook.ui.ggui import raster3d
-from ti_notebook.ui.ggui.buffers import FrameBuffer
+from ti_notebook.ui.ggui.buffers import FrameBuffer, smooth_normals
 from ti_notebook.ui.ggui.camera import Camera
 
 __all__ = ["Scene"]
@@ -124,8 +124,9 @@ class Scene:
         show_wireframe: bool = False,
     ) -> None:
         """Triangles (every 3 vertices, or 3 ``indices`` each) with Lambert shading;
-        ``normals`` per vertex (the face's normal without), ``two_sided`` lights both
-        faces. ``show_wireframe`` is accepted and ignored."""
+        ``normals`` per vertex (without: each vertex gets the mean normal of its
+        triangles, as Taichi's), ``two_sided`` lights both faces. ``show_wireframe`` is
+        accepted and ignored."""
         self._add(self._mesh(vertices, indices, normals, color, per_vertex_color, two_sided,
                              vertex_offset, vertex_count, index_offset, index_count))  # fmt: skip
 
@@ -273,6 +274,10 @@ class Scene:
             st.put("idx", flat.astype(np.int32), ioff, ni, 1)
             flags |= raster3d.INDEXED
             count = ni // per
+        if r.kind == raster3d.MESH and r.normals is None and count > 0:
+            indexed = int(bool(flags & raster3d.INDEXED))
+            smooth_normals(st.pos, st.idx, st.nrm, voff, nv, ioff, count, indexed)
+            flags |= raster3d.HAS_NORMALS
         rint[slot] = (r.kind, flags, voff, ioff)
         rflt[slot] = (*r.color, r.radius)
         return count
