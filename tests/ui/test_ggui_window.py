@@ -147,3 +147,18 @@ def test_gui_live_widgets_beside_the_view():
     with gui.sub_window("S", 0, 0, 0.3, 0.2) as w:
         assert w.slider_float("g", 3.0, 0, 10) == 3.0  # the program set it
     assert slider.value == 3.0
+
+
+def test_gui_panel_follows_a_new_live_view():
+    pytest.importorskip("jupyter_rfb")
+    from ti_notebook.ui.ggui.gui_panel import Gui
+    from ti_notebook.ui.live_view import LiveView
+
+    views = [LiveView("t", 8, 8, show=False)]
+    gui = Gui(lambda: views[-1])
+    assert gui.checkbox("on", False) is False
+    views.append(LiveView("t", 8, 8, show=False))  # the window drew in a later cell
+    widget = next(iter(gui._widgets.values()))
+    widget.value = True
+    assert gui.checkbox("on", False) is True
+    assert gui.box in views[-1].widget.children

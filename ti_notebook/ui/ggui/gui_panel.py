@@ -32,11 +32,13 @@ __all__ = ["Gui"]
 
 
 class Gui:
-    """The widget panel of one window (see the module); ``sink`` is its frame sink."""
+    """The widget panel of one window (see the module); ``sink`` is its frame sink or a
+    function that returns the window's current one."""
 
     def __init__(self, sink: Any) -> None:
-        view = getattr(sink, "widget", None)
-        self._view_box = view  # the live view's ipywidgets box, or None (headless)
+        # the sink, or a function giving the window's current sink (a window that draws
+        # in a later cell gets a new live view there; the panel moves with it)
+        self._sink_of = sink if callable(sink) else (lambda: sink)
         self._current = "Default"
         self._widgets: dict[tuple[str, str], Any] = {}
         self._returned: dict[tuple[str, str], Any] = {}
@@ -45,9 +47,19 @@ class Gui:
         self.box: Any = None
 
     @property
+    def _view_box(self) -> Any:
+        """The live view's ipywidgets box, or None (headless)."""
+        return getattr(self._sink_of(), "widget", None)
+
+    @property
     def live(self) -> bool:
         """Whether the widgets are shown (a live view), or only return their inputs."""
         return self._view_box is not None
+
+    def _attach(self) -> None:
+        view = self._view_box
+        if self.box is not None and self.box not in view.children:
+            view.children += (self.box,)
 
     @contextmanager
     def sub_window(
@@ -74,6 +86,7 @@ class Gui:
     # widgets -----------------------------------------------------------------------
 
     def _live_value(self, label: str, value: Any, make) -> Any:
+        self._attach()
         key = (self._current, label)
         widget = self._widgets.get(key)
         if widget is None:
@@ -95,7 +108,7 @@ class Gui:
             self._sections[name] = box
             if self.box is None:
                 self.box = ipywidgets.HBox([])
-                self._view_box.children += (self.box,)
+                self._attach()
             self.box.children += (box,)
         return box
 
@@ -169,6 +182,7 @@ class Gui:
             return False
         import ipywidgets
 
+        self._attach()
         key = (self._current, text)
         if key not in self._widgets:
             button = ipywidgets.Button(description=text)

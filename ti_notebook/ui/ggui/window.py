@@ -167,7 +167,7 @@ class Window:
     def get_gui(self) -> Gui:
         """Widgets: sliders, checkboxes, buttons, colour pickers, text."""
         if self._gui is None:
-            self._gui = Gui(self._presenter.sink)
+            self._gui = Gui(lambda: self._presenter.sink)
         return self._gui
 
     @property
