@@ -25,7 +25,7 @@ from ti_notebook.lang import config as _config
 from ti_notebook.lang.field import field
 from ti_notebook.lang.kernel import kernel
 from ti_notebook.lang.matrix import Vector
-from ti_notebook.lang.ndarray import template
+from ti_notebook.lang.ndarray import NdarrayType, template
 from ti_notebook.lang.ops import static
 from ti_notebook.lang.types import f32, i32, i64, u8
 from ti_notebook.ui.ggui import raster2d, raster3d
@@ -46,6 +46,22 @@ def _copy_vectors(src: template(), dst: template(), off: i32, n: i32):
 
 @kernel
 def _copy_scalars(src: template(), dst: template(), off: i32, n: i32):
+    for i in range(n):
+        dst[off + i] = src[i]
+
+
+@kernel
+def _copy_rows(src: NdarrayType(ndim=2), dst: template(), off: i32, n: i32, width: i32):
+    for i in range(n):
+        for ch in static(range(3)):
+            v = 0.0
+            if ch < width:
+                v = src[i, ch]
+            dst[off + i][ch] = v
+
+
+@kernel
+def _copy_values(src: NdarrayType(ndim=1), dst: template(), off: i32, n: i32):
     for i in range(n):
         dst[off + i] = src[i]
 
@@ -132,7 +148,8 @@ class Staging:
     def put(self, name: str, data: Any, off: int, n: int, width: int) -> None:
         """Copy ``n`` rows of ``data`` (a 1-D field, ndarray or array) to ``name`` at ``off``.
 
-        A 1-D field is copied by a kernel on the device; anything else goes through NumPy.
+        A 1-D field is copied by a kernel on the device; anything else is read into a
+        NumPy array first, which a kernel then copies.
         """
         dst = getattr(self, name)
         if _is_field(data) and len(data.shape) == 1 and data.shape[0] >= n:
@@ -149,13 +166,13 @@ class Staging:
             arr = arr.reshape(-1)
         if len(arr) < n:
             raise ValueError(f"ti.ui: {name} needs {n} values, got {len(arr)}")
-        whole = dst.to_numpy()
+        # NumPy in: a kernel reads the array in place (one compile per dtype and rank)
         if width > 1:
-            whole[off : off + n, : min(3, arr.shape[1])] = arr[:n, :3]
-            whole[off : off + n, arr.shape[1] :] = 0
+            rows = np.ascontiguousarray(arr[:n, :3], np.float32)
+            _copy_rows(rows, dst, off, n, rows.shape[1])
         else:
-            whole[off : off + n] = arr[:n]
-        dst.from_numpy(whole)
+            dtype = np.int32 if name == "idx" else np.float32
+            _copy_values(np.ascontiguousarray(arr[:n], dtype), dst, off, n)
 
 
 def _is_field(data: Any) -> bool:

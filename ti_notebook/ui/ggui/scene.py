@@ -270,8 +270,10 @@ class Scene:
         per = 2 if r.kind == raster3d.LINES else 3
         count = nv if r.kind == raster3d.PARTICLES else nv // per
         if r.indices is not None and r.kind != raster3d.PARTICLES:
-            flat = _rows(r.indices, 1)[r.index_offset : r.index_offset + ni]
-            st.put("idx", flat.astype(np.int32), ioff, ni, 1)
+            flat = r.indices  # a 1-D index field is copied on the device, as it is
+            if r.index_offset or _width(r.indices) != 1 or not hasattr(r.indices, "snode"):
+                flat = _rows(r.indices, 1)[r.index_offset : r.index_offset + ni]
+            st.put("idx", flat, ioff, ni, 1)
             flags |= raster3d.INDEXED
             count = ni // per
         if r.kind == raster3d.MESH and r.normals is None and count > 0:
@@ -288,9 +290,11 @@ def _width(data: Any) -> int:
 
 
 def _rows(data: Any, width: int) -> np.ndarray:
-    arr = np.asarray(data.to_numpy() if hasattr(data, "to_numpy") else data, np.float64)
+    """``data`` as NumPy: flat for ``width`` 1 (indices), else one row per vertex."""
+    arr = np.asarray(data.to_numpy() if hasattr(data, "to_numpy") else data)
     if width == 1:
-        return arr.reshape(-1).astype(np.int64) if arr.dtype.kind == "f" else arr.reshape(-1)
+        return arr.reshape(-1)
+    arr = arr.astype(np.float64)
     return arr.reshape(-1, arr.shape[-1] if arr.ndim > 1 else width)
 
 
