@@ -176,3 +176,18 @@ def test_mesh_without_normals_gets_smooth_vertex_normals():
         left_right[indexed] = img[62, 64, 0], img[66, 64, 0]
     smooth, flat = left_right[True], left_right[False]
     assert abs(smooth[0] - smooth[1]) < 0.03 < abs(flat[0] - flat[1])
+
+
+def test_mesh_instance_draws_one_copy_per_transform():
+    window, scene, _ = setup()
+    tri = np.array([[-0.2, -0.2, 0], [0.2, -0.2, 0], [0, 0.2, 0]], np.float32)
+    transforms = ti.Matrix.field(4, 4, ti.f32, shape=2)
+    for k, dx in enumerate((-0.6, 0.6)):
+        m = np.eye(4, dtype=np.float32)
+        m[0, 3] = dx
+        transforms[k] = m.tolist()
+    scene.mesh_instance(tri, transforms=transforms, color=(1, 1, 1))
+    lit = draw(window, scene)[:, :, 0] > 0
+    columns = np.nonzero(lit.any(axis=1))[0]
+    assert columns.min() < 40 and columns.max() > 88
+    assert not lit[60:68, :].any()  # nothing where the untransformed mesh would be

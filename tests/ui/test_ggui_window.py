@@ -84,13 +84,18 @@ def test_events_is_pressed_cursor_and_close():
     )
     assert window.get_cursor_pos() == (0.5, 0.25)
     assert window.is_pressed("a") and not window.is_pressed(ti.ui.LMB)
-    assert window.get_event(ti.ui.PRESS)
-    assert window.event.key == ti.ui.LMB and window.event.type == ti.ui.PRESS
+    assert window.get_event(ti.ui.RELEASE)  # taken from the middle of the queue
+    assert window.event.key == ti.ui.LMB and window.event.type == ti.ui.RELEASE
+    assert window.get_event(ti.ui.PRESS) and window.event.key == ti.ui.LMB
     rest = window.get_events()
-    assert [(e.type, e.key) for e in rest] == [(ti.ui.PRESS, "a"), (ti.ui.RELEASE, ti.ui.LMB)]
+    assert [(e.type, e.key) for e in rest] == [(ti.ui.PRESS, "a")]
     assert window.get_events() == [] and not window.get_event()
-    window._sink.pending.append(Event(RELEASE, "a", (0.5, 0.25)))
-    assert window.get_events(ti.ui.PRESS) == [] and not window.is_pressed("a")
+    window._sink.pending += [Event(RELEASE, "a", (0.5, 0.25)), Event(PRESS, "b", (0, 0))]
+    presses = window.get_events(ti.ui.PRESS)  # the release stays queued
+    assert [e.key for e in presses] == ["b"] and not window.is_pressed("a")
+    assert [e.key for e in window.get_events(ti.ui.RELEASE)] == ["a"]
+    with pytest.raises(ValueError, match="event tag"):
+        window.get_events("Pressed")
     assert window.running
     window._sink.pending.append(Event(PRESS, EXIT, (0.5, 0.5)))
     assert not window.running

@@ -47,6 +47,11 @@ RELEASE = "Release"
 _TYPES = {frames.PRESS: PRESS, frames.RELEASE: RELEASE}
 
 
+def _check_tag(tag: object) -> None:
+    if tag is not None and tag not in (PRESS, RELEASE):
+        raise ValueError(f"ti.ui: an event tag is ti.ui.PRESS, ti.ui.RELEASE or None, got {tag!r}")
+
+
 @dataclasses.dataclass(frozen=True)
 class WindowEvent:
     """A key or mouse button event as GGUI reports it: ``type`` is ``ti.ui.PRESS`` or
@@ -238,20 +243,22 @@ class Window:
         self._queue.append(WindowEvent(_TYPES[e.type], e.key, tuple(e.modifier)))
 
     def get_events(self, tag: str | None = None) -> list[WindowEvent]:
-        """The waiting events of type ``tag`` (``ti.ui.PRESS``/``RELEASE``; all if
-        None); every waiting event is taken, as Taichi does."""
+        """Take the waiting events of type ``tag`` (``ti.ui.PRESS``/``RELEASE``; all if
+        None); the others stay queued, as in Taichi."""
+        _check_tag(tag)
         self._poll()
-        taken, self._queue = self._queue, []
-        return [e for e in taken if tag is None or e.type == tag]
+        taken = [e for e in self._queue if tag is None or e.type == tag]
+        self._queue = [e for e in self._queue if not (tag is None or e.type == tag)]
+        return taken
 
     def get_event(self, tag: str | None = None) -> bool:
-        """Whether an event of type ``tag`` came; the first is left in ``window.event``
-        (events before it are dropped, later ones stay)."""
+        """Whether an event of type ``tag`` waits; the first is taken and left in
+        ``window.event`` (the others stay queued)."""
+        _check_tag(tag)
         self._poll()
-        while self._queue:
-            e = self._queue.pop(0)
+        for k, e in enumerate(self._queue):
             if tag is None or e.type == tag:
-                self.event = e
+                self.event = self._queue.pop(k)
                 return True
         return False
 
