@@ -114,3 +114,13 @@ def test_background_colour_and_next_frame_clears():
     c.circles(np.array([[0.5, 0.5]], np.float32), radius=0.1, color=(1, 0, 0))
     window.show()
     assert rgb(window)[4, 4].tolist() == [0, 0, 255]  # a new frame starts as the background
+
+
+def test_vector_field_draws_arrows_along_the_field():
+    window, c = canvas((64, 64), background=(1, 1, 1))
+    field = np.zeros((9, 9, 2), np.float32)
+    field[..., 0] = 1.0  # everything points right
+    c.vector_field(field, arrow_spacing=4, scale=0.2, width=0.02, color=(0, 0, 0))
+    dark = rgb(window)[:, :, 0] < 128
+    row = dark[:, 32]  # the arrow from (0.5, 0.5) runs right along y = 0.5
+    assert row[33:43].all() and not row[46:60].any()

@@ -70,6 +70,37 @@ class Canvas:
             values = (values - values.min()) / (values.max() - values.min() + 1e-16)
         self.set_image(colormaps[cmap_name](values)[:, :, :3].astype(np.float32))
 
+    def vector_field(
+        self,
+        vector_field: Any,
+        arrow_spacing: int = 5,
+        scale: float = 0.1,
+        width: float = 0.002,
+        color: Any = (0, 0, 0),
+    ) -> None:
+        """Arrows of a 2-D field of 2-vectors, one every ``arrow_spacing`` cells; the
+        longest is ``scale`` of the canvas."""
+        v = np.asarray(as_array(vector_field), np.float64)
+        if v.ndim != 3 or v.shape[2] != 2:
+            raise ValueError(
+                f"ti.ui.Canvas.vector_field takes an (nx, ny) field of 2-vectors, got {v.shape}"
+            )
+        nx, ny = v.shape[:2]
+        ii = np.unique(np.minimum(np.arange(0, nx + arrow_spacing, arrow_spacing), nx - 1))
+        jj = np.unique(np.minimum(np.arange(0, ny + arrow_spacing, arrow_spacing), ny - 1))
+        i, j = (a.reshape(-1) for a in np.meshgrid(ii, jj, indexing="ij"))
+        start = np.stack([i / max(nx - 1, 1), j / max(ny - 1, 1)], 1)
+        vmax = float(np.linalg.norm(v, axis=-1).max()) or 1.0
+        d = v[i, j] * (scale / vmax)
+        end = start + d
+        angle = np.arctan2(d[:, 1], d[:, 0])
+        tip = 0.2 * np.linalg.norm(d, axis=1)[:, None]
+        tip_angle = np.radians(30)
+        ends = [end + tip * np.stack([np.cos(a), np.sin(a)], 1)
+                for a in (angle + np.pi - tip_angle, angle - np.pi + tip_angle)]  # fmt: skip
+        segments = np.stack([start, end, end, ends[0], end, ends[1]], 1).reshape(-1, 2)
+        self.lines(segments.astype(np.float32), width, color=color)
+
     def circles(
         self,
         centers: Any,
