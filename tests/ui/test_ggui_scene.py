@@ -191,3 +191,20 @@ def test_mesh_instance_draws_one_copy_per_transform():
     columns = np.nonzero(lit.any(axis=1))[0]
     assert columns.min() < 40 and columns.max() > 88
     assert not lit[60:68, :].any()  # nothing where the untransformed mesh would be
+
+
+def test_f64_fields_vec4_colours_and_a_new_session():
+    window, scene, _ = setup()
+    x = ti.Vector.field(3, ti.f64, shape=2)
+    x.from_numpy(np.array([[0, 0, 0], [5, 5, 0]], np.float64))  # the second is off screen
+    colors = ti.Vector.field(4, ti.f32, shape=2)
+    colors.from_numpy(np.array([[0, 1, 0, 1], [1, 0, 0, 1]], np.float32))
+    scene.particles(x, radius=0.2, per_vertex_color=colors)
+    img = draw(window, scene)
+    assert img[64, 64, 1] > 0.5 and img[:, :, 0].max() == 0
+    window.show()
+    ti.init(arch=ti.cpu)  # a new session frees every field; the window draws on
+    y = ti.Vector.field(3, ti.f32, shape=1)
+    scene.point_light((0, 0, 10), (1, 1, 1))  # lights are declared anew each frame
+    scene.particles(y, radius=0.2, color=(0, 0, 1))
+    assert draw(window, scene)[64, 64, 2] > 0.5

@@ -26,7 +26,7 @@ from ti_notebook.lang.field import field
 from ti_notebook.lang.kernel import kernel
 from ti_notebook.lang.matrix import Vector
 from ti_notebook.lang.ndarray import NdarrayType, template
-from ti_notebook.lang.ops import static
+from ti_notebook.lang.ops import cast, static
 from ti_notebook.lang.types import f32, i32, i64, u8
 from ti_notebook.ui.ggui import raster2d, raster3d
 
@@ -39,7 +39,7 @@ def _copy_vectors(src: template(), dst: template(), off: i32, n: i32):
         v = src[i]
         for ch in static(range(3)):
             if static(ch < src.n):
-                dst[off + i][ch] = v[ch]
+                dst[off + i][ch] = cast(v[ch], f32)  # f64 user data: narrowing meant
             else:
                 dst[off + i][ch] = 0.0
 
@@ -47,7 +47,7 @@ def _copy_vectors(src: template(), dst: template(), off: i32, n: i32):
 @kernel
 def _copy_scalars(src: template(), dst: template(), off: i32, n: i32):
     for i in range(n):
-        dst[off + i] = src[i]
+        dst[off + i] = cast(src[i], dst.dtype)  # i64 indices, f64 radii: narrowing meant
 
 
 @kernel

@@ -9,7 +9,9 @@ The loop Taichi's GGUI examples write runs unchanged::
         canvas.scene(scene)
         window.show()
 
-Frames are presented as ``ti.GUI``'s (:class:`ti_notebook.ui.presenter.Presenter`):
+Windows of one size draw into the same fields (one compile for all of them), so draw
+and show one window's frame before starting another's. Frames are presented as
+``ti.GUI``'s (:class:`ti_notebook.ui.presenter.Presenter`):
 headless by default, the frame budget (``TI_GUI_MAX_FRAMES``, 60 in a notebook) ends
 ``window.running`` and one more ``show()`` raises
 :class:`~ti_notebook.errors.GUIFrameLimit`; the last frame stays in the cell as a PNG
@@ -105,6 +107,8 @@ class Window:
             raise RuntimeError(f"ti.ui.Window {self.name!r} was destroyed")
         if not self._painted:
             self._painted = True
+            # looked up each frame: after a new ti.init the old session's fields are gone
+            self._fb = FrameBuffer.get(*self.res)
             self._fb.fill(self._background)
         return self._fb
 
