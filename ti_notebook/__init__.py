@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace as _Namespace
 
+from ti_notebook import _lib as _lib  # Taichi's examples ask ti._lib.core.with_vulkan()
 from ti_notebook import errors
 from ti_notebook import lang as lang
 from ti_notebook import math as math

@@ -37,8 +37,9 @@ import numpy as np
 
 from ti_notebook.ui import frames as _keys
 from ti_notebook.ui import output
-from ti_notebook.ui.events import EventQueue
+from ti_notebook.ui.events import EventFilter, EventQueue
 from ti_notebook.ui.frames import Event, FrameSink
+from ti_notebook.ui.gui_fields import FieldDrawing
 from ti_notebook.ui.images import as_array, image_planes
 from ti_notebook.ui.presenter import Presenter
 from ti_notebook.ui.raster import Canvas
@@ -64,7 +65,7 @@ def _points(values: Any, name: str) -> np.ndarray:
     return pts
 
 
-class GUI:
+class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, cook_image
     """Taichi's ``ti.GUI`` (see the module): ``GUI(name, res, background_color, show_gui, ...)``.
 
     ``record=True`` (or :meth:`record`) keeps the frames for :meth:`animation`.
@@ -73,7 +74,7 @@ class GUI:
     ('Escape', 'LMB', True)
     """
 
-    Event = Event
+    Event, EventFilter = Event, EventFilter
     SHIFT, ALT, CTRL, ESCAPE = _keys.SHIFT, _keys.ALT, _keys.CTRL, _keys.ESCAPE
     RETURN, TAB, BACKSPACE, SPACE = _keys.RETURN, _keys.TAB, _keys.BACKSPACE, _keys.SPACE
     UP, DOWN, LEFT, RIGHT = _keys.UP, _keys.DOWN, _keys.LEFT, _keys.RIGHT
