@@ -140,17 +140,18 @@ class StubImGui(_Strict):
     def text(self, text: str, color: Any = None) -> None:
         """Shows nothing."""
 
+    # converted as Taichi's (and ti_notebook's headless) widgets return them
     def checkbox(self, text: str, old_value: bool) -> bool:
-        return old_value
+        return bool(old_value)
 
     def slider_int(self, text: str, old_value: int, minimum: int, maximum: int) -> int:
-        return old_value
+        return int(old_value)
 
     def slider_float(self, text: str, old_value: float, minimum: float, maximum: float) -> float:
-        return old_value
+        return float(old_value)
 
-    def color_edit_3(self, text: str, old_value: Any) -> Any:
-        return old_value
+    def color_edit_3(self, text: str, old_value: Any) -> tuple[float, ...]:
+        return tuple(float(v) for v in old_value)[:3]
 
     def button(self, text: str) -> bool:
         return False

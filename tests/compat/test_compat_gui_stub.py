@@ -154,10 +154,12 @@ def test_ggui_widgets_keep_their_old_values_and_no_input_arrives():
     window = ggui_stub.StubWindow("w", (8, 8))
     gui = window.get_gui()
     with gui.sub_window("options", 0.05, 0.05, 0.2, 0.2) as w:
-        assert w.slider_float("x", 0.5, 0, 1) == 0.5
-        assert w.slider_int("n", 3, 0, 10) == 3
-        assert w.checkbox("on", True) is True
-        assert w.color_edit_3("c", (1, 0, 0)) == (1, 0, 0)
+        assert w.slider_float("x", 1, 0, 1) == 1.0 and isinstance(
+            w.slider_float("x", 1, 0, 1), float
+        )
+        assert w.slider_int("n", 3.0, 0, 10) == 3 and isinstance(w.slider_int("n", 3.0, 0, 9), int)
+        assert w.checkbox("on", 1) is True
+        assert w.color_edit_3("c", [1, 0, 0]) == (1.0, 0.0, 0.0)
         assert not w.button("reset")
     assert window.get_events("Press") == []
     assert not window.get_event() and window.event is None

@@ -94,8 +94,19 @@ def test_taichi_math_maps_to_ti_notebooks_or_fails_cleanly(run):
 
 @pytest.mark.unit
 def test_a_name_ti_notebook_lacks_fails_as_a_missing_module(run):
-    result = run("private", "import taichi as ti\nfrom taichi._lib import core\n")
-    assert result.result["error"] == "ModuleNotFoundError: No module named 'taichi._lib'"
+    result = run("private", "import taichi as ti\nfrom taichi._kernels import ext_arr_to_tensor\n")
+    assert result.result["error"] == "ModuleNotFoundError: No module named 'taichi._kernels'"
+
+
+@pytest.mark.unit
+def test_the_ggui_examples_arch_choice_maps_to_ti_notebooks_lib_core(run):
+    source = (
+        "import taichi as ti\nfrom taichi._lib import core as _ti_core\n"
+        "arch = ti.vulkan if ti._lib.core.with_vulkan() else ti.cuda\n"
+        "assert arch == ti.cuda and _ti_core.with_cuda()\n"
+    )
+    result = run("arch_choice", source)
+    assert result.status == "ok", result.problem
 
 
 @pytest.mark.unit
