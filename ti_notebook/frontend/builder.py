@@ -317,8 +317,15 @@ def _fold_unary(op: str, a):
         "tan": math.tan,
         "exp": math.exp,
         "log": math.log,
+        "tanh": math.tanh,
+        "asin": math.asin,
+        "acos": math.acos,
+        "atan": math.atan,
         "floor": lambda v: float(math.floor(v)) if isinstance(v, float) else v,
         "ceil": lambda v: float(math.ceil(v)) if isinstance(v, float) else v,
         "round": lambda v: float(round(v)) if isinstance(v, float) else v,
     }
-    return table[op](a)
+    try:
+        return table[op](a)
+    except ValueError:  # out of the domain (sqrt(-1), asin(2)): NaN, as the machine gives
+        return math.nan

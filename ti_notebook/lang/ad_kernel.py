@@ -30,7 +30,12 @@ import numpy as np
 from ti_notebook.errors import TiTypeError
 from ti_notebook.lang import config as _config
 
-_SUFFIX = {"reverse": ("grad", "grad"), "forward": ("dual", "forward")}
+# mode -> (the adjoint arrays' attribute, the kernel's name suffix)
+_SUFFIX = {
+    "reverse": ("grad", "grad"),
+    "reverse_validated": ("grad", "grad"),  # Tape(validation=True): the access rule checked
+    "forward": ("dual", "forward"),
+}
 _classes: dict = {}
 
 

@@ -69,17 +69,14 @@ def clear_all_gradients(gradient_type: str = "grad") -> None:
 
 
 def _seed(loss, value: float) -> None:
-    grad = getattr(loss, "grad", None)
-    if grad is None:
+    """``loss.grad`` filled with ``value`` (a field without one raises, saying so)."""
+    is_ndarray = hasattr(loss, "_array")
+    grad = loss.grad
+    if grad is None:  # an ndarray declared without needs_grad
         raise TiValueError(
-            "the loss of a Tape has no gradient",
-            hint="declare it with needs_grad=True",
+            "the loss of a Tape has no gradient", hint="declare it with needs_grad=True"
         )
-    if (
-        hasattr(grad, "fill")
-        and getattr(loss, "shape", None) not in ((), None)
-        and not hasattr(loss, "_array")
-    ):
+    if not is_ndarray and tuple(loss.shape) != ():
         raise TiValueError(
             f"the loss of a Tape must be a 0-D field (shape ()), got shape {loss.shape}",
             hint="sum the loss into a field declared with shape=()",
@@ -116,10 +113,7 @@ class Tape:
             if self.clear_gradients:
                 clear_all_gradients()
             _seed(self.loss, 0.0)
-            if hasattr(self.loss, "_array"):
-                self.loss.fill(0)
-            else:
-                self.loss.fill(0)
+            self.loss.fill(0)  # as Taichi's Tape: the loss starts from zero
         _tape = self
         _set_active()
         return self
@@ -137,14 +131,15 @@ class Tape:
             raise TiRuntimeError("Tape.grad(): the Tape was never entered")
         if self.gradient_evaluated:
             raise TiRuntimeError("Tape.grad(): the gradients were evaluated already")
-        if self.validation:
-            from ti_notebook.lang import ad_validation
+        from ti_notebook.lang import ad_kernel
 
-            ad_validation.check(self.calls)
         if self.loss is not None:
             _seed(self.loss, 1.0)
         for func, args in reversed(self.calls):
-            grad = getattr(func, "grad", None)
+            if self.validation and hasattr(func, "_adjoints"):  # a kernel: its checked grad
+                grad = ad_kernel.adjoint_kernel(func, "reverse_validated")
+            else:
+                grad = getattr(func, "grad", None)
             if grad is not None:
                 grad(*args)
         self.gradient_evaluated = True

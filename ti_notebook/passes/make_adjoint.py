@@ -43,7 +43,7 @@ from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
-from ti_notebook.passes import ad_replay
+from ti_notebook.passes import ad_access_rule, ad_replay
 from ti_notebook.passes.ad_clone import Env, renamed
 from ti_notebook.passes.ad_rules import Math, differentiable, partials
 from ti_notebook.passes.ad_stack import AdStack
@@ -52,8 +52,10 @@ _TOP_LOOPS = (ir.RangeForStmt, ir.StructForStmt)
 
 
 def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
-    if options.autodiff != "reverse":
+    if options.autodiff not in ("reverse", "reverse_validated"):
         return False
+    if options.autodiff == "reverse_validated":  # ti.ad.Tape(validation=True)
+        ad_access_rule.check(kernel.name.removesuffix("_grad"), kernel.block)
     kernel.block = _Adjoint(kernel, options).kernel_block(kernel.block)
     return True
 
