@@ -62,6 +62,10 @@ SETTINGS: dict[str, Setting] = {
     "simulation/fractal": Setting(
         outliers=1e-3, note="escape-time colours: a pixel on the threshold may differ (0.1%)"
     ),
+    "ggui_examples/fractal3d_ggui": Setting(
+        outliers=1e-3,
+        note="ray-marched escape test: isolated pixels on the threshold differ (0.03%)",
+    ),
     "simulation/nbody": Setting(
         stat_tol=0.2,
         note="random bodies: forces are heavy-tailed (close pairs), their std varies by draw",
