@@ -208,3 +208,21 @@ def test_f64_fields_vec4_colours_and_a_new_session():
     scene.point_light((0, 0, 10), (1, 1, 1))  # lights are declared anew each frame
     scene.particles(y, radius=0.2, color=(0, 0, 1))
     assert draw(window, scene)[64, 64, 2] > 0.5
+
+
+def test_occlusion_culling_leaves_the_picture_unchanged(monkeypatch):
+    from ti_notebook.ui.ggui import scene as scene_module
+
+    rng = np.random.default_rng(1)
+    cloud = (rng.random((3000, 3)) - 0.5).astype(np.float32)
+    radii = rng.uniform(0.02, 0.08, 3000).astype(np.float32)
+    colors = rng.random((3000, 3)).astype(np.float32)
+    images = []
+    for cull in (1, 0):
+        monkeypatch.setattr(scene_module, "CULL", cull)
+        window, scene, _ = setup()
+        scene.particles(cloud, radius=0.05, per_vertex_color=colors, per_vertex_radius=radii)
+        images.append(draw(window, scene))
+    fb = window._fb
+    assert (fb.occ.to_numpy() < 0x7FFFFFFF).mean() > 0.1  # the cloud hides blocks
+    np.testing.assert_array_equal(images[0], images[1])

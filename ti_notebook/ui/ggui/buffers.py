@@ -28,7 +28,7 @@ from ti_notebook.lang.matrix import Vector
 from ti_notebook.lang.ndarray import NdarrayType, template
 from ti_notebook.lang.ops import cast, static
 from ti_notebook.lang.types import f32, i32, i64, u8
-from ti_notebook.ui.ggui import raster2d, raster3d
+from ti_notebook.ui.ggui import particles, raster2d, raster3d
 
 __all__ = ["FrameBuffer", "Staging"]
 
@@ -191,6 +191,7 @@ class FrameBuffer:
         self.color = Vector.field(3, f32, shape=(w, h))
         self.ids = field(i32, shape=(w, h))
         self.key = field(i64, shape=(w, h))
+        self.occ = field(i32, shape=(-(-w // particles.TILE), -(-h // particles.TILE)))
         self.rgb = field(u8, shape=(h, w, 3))
         self.uni = field(f32, shape=raster3d.UNIFORMS)
         self.lpos = Vector.field(3, f32, shape=raster3d.MAX_LIGHTS)

@@ -3,7 +3,8 @@
 Two passes per scene, both ordinary ti_notebook kernels (the CPU backend and CUDA run
 them unchanged):
 
-1. **visibility**: each primitive (a particle's screen disc, a triangle, a line's quad)
+1. **visibility**: each primitive (a particle's screen disc, drawn by
+   :mod:`ti_notebook.ui.ggui.particles`, a triangle, a line's quad)
    visits the pixels of its bounding box and, where it covers the pixel, does one
    ``atomic_min`` of a 64-bit key ``depth << 32 | slot << 24 | element`` into ``key``.
    The nearest primitive wins whatever order the threads run in (ties: the lower
@@ -129,47 +130,6 @@ def vertex_index(rint: template(), idx: template(), slot, k):
 def clear_keys(key: template()):
     for x, y in key:
         key[x, y] = i64(EMPTY)
-
-
-@kernel
-def splat_particles(
-    pos: template(),
-    rad: template(),
-    key: template(),
-    uni: template(),
-    rint: template(),
-    rflt: template(),
-    slot: i32,
-    n: i32,
-):
-    w = cast(uni[28], i32)
-    h = cast(uni[29], i32)
-    scale = DEPTH_SCALE / uni[22]
-    for e in range(n):
-        tag = cast((slot << ELEMENT_BITS) | e, i64)
-        i = rint[slot, 2] + e
-        p = pos[i]
-        r = rflt[slot, 3]
-        if rint[slot, 1] & PER_VERTEX_RADIUS:
-            r = rad[i]
-        v = view_point(uni, p)
-        s = to_screen(uni, v)
-        if s[2] - r > uni[21] and s[2] < uni[22]:
-            rp = particle_pixels(uni, p, v, r)
-            x0 = tmax(0, cast(floor(s[0] - rp), i32))
-            x1 = tmin(w - 1, cast(ceil(s[0] + rp), i32))
-            inv = 1.0 / tmax(rp, 1e-6)
-            for x in range(x0, x1 + 1):
-                a = (x + 0.5 - s[0]) * inv
-                if a * a < 1.0:
-                    # the disc's column: pixel centres strictly inside it, no test per pixel
-                    half = sqrt(1.0 - a * a) * rp
-                    y0 = tmax(0, cast(floor(s[1] - half - 0.5), i32) + 1)
-                    y1 = tmin(h - 1, cast(ceil(s[1] + half - 0.5), i32) - 1)
-                    for y in range(y0, y1 + 1):
-                        b = (y + 0.5 - s[1]) * inv
-                        d = s[2] - sqrt(tmax(1.0 - a * a - b * b, 0.0)) * r
-                        keep_nearest(key, x, y, depth_key(scale, d, tag))
 
 
 @func
@@ -368,4 +328,4 @@ def resolve(
                 color[x, y][ch] = tmin(tmax(out[ch], 0.0), 1.0)
 
 
-__all__ = ["MAX_LIGHTS", "MAX_SLOTS", "U", "UNIFORMS", "resolve", "splat_particles"]
+__all__ = ["MAX_LIGHTS", "MAX_SLOTS", "U", "UNIFORMS", "resolve", "splat_triangles"]

@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from ti_notebook.ui.ggui import raster3d
+from ti_notebook.ui.ggui import particles, raster3d
 from ti_notebook.ui.ggui.buffers import FrameBuffer, smooth_normals
 from ti_notebook.ui.ggui.camera import Camera
 
 __all__ = ["Scene"]
 
 Color = tuple[float, float, float]
+CULL = 1  # 0 draws every particle's every pixel (the same picture, slower; for tests)
 
 
 def _rgb(color: Any) -> Color:
@@ -224,12 +225,21 @@ class Scene:
         fb.rint.from_numpy(rint)
         fb.rflt.from_numpy(rflt)
         st = fb.staging
-        for slot, (r, count) in enumerate(zip(self.renderables, staged, strict=True)):
+        drawn = list(enumerate(zip(self.renderables, staged, strict=True)))
+        clouds = [(slot, count) for slot, (r, count) in drawn if r.kind == raster3d.PARTICLES]
+        if clouds:  # every particle may hide the others: record the occluders first
+            particles.clear_occluders(fb.occ)
+            for slot, count in clouds:
+                if count > 0:
+                    particles.occlude_particles(
+                        st.pos, st.rad, fb.occ, fb.uni, fb.rint, fb.rflt, slot, count
+                    )
+        for slot, (r, count) in drawn:
             if count <= 0:
                 continue
             if r.kind == raster3d.PARTICLES:
-                raster3d.splat_particles(
-                    st.pos, st.rad, fb.key, fb.uni, fb.rint, fb.rflt, slot, count
+                particles.splat_particles(
+                    st.pos, st.rad, fb.key, fb.occ, fb.uni, fb.rint, fb.rflt, slot, count, CULL
                 )
             elif r.kind == raster3d.MESH:
                 raster3d.splat_triangles(st.pos, st.idx, fb.key, fb.uni, fb.rint, slot, count)
