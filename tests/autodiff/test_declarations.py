@@ -55,33 +55,43 @@ def test_fields_builder_places_gradients_when_finalised():
     tree.destroy()
 
 
-def test_missing_gradient_says_how_to_declare_it():
-    y = ti.field(ti.f32, shape=4)
+def test_integer_fields_have_no_gradient():
+    y = ti.field(ti.i32, shape=4)
     with pytest.raises(AttributeError, match="field 'y' has no gradient field") as caught:
         _ = y.grad
     assert "needs_grad=True" in caught.value.hint
 
 
+def test_float_fields_have_a_gradient_the_program_may_place():
+    x, y = ti.field(ti.f32), ti.field(ti.f32)
+    ti.root.dense(ti.i, 4).place(x, x.grad, y)  # as Taichi's simple_derivative example
+    assert x.grad.shape == (4,)
+    assert x.grad.layout().address((0,)) - x.layout().address((0,)) == 4
+    with pytest.raises(RuntimeError, match="never placed") as caught:
+        y.grad.fill(0)
+    assert "needs_grad=True" in caught.value.hint
+
+
 def test_missing_gradient_in_a_kernel_points_at_the_attribute():
-    x = ti.field(ti.f32, shape=4)
+    x = ti.field(ti.i32, shape=4)
 
     @ti.kernel
     def seed():
         for i in x:
-            x.grad[i] = 1.0
+            x.grad[i] = 1
 
     with pytest.raises(AttributeError) as caught:
         seed()
     assert caught.value.kernel_name == "seed"
-    assert caught.value.text.strip().startswith("x.grad[i] = 1.0")
+    assert caught.value.text.strip().startswith("x.grad[i] = 1")
 
     @ti.kernel
     def fill():  # the process keeps working
         for i in x:
-            x[i] = 2.0
+            x[i] = 2
 
     fill()
-    assert x.to_numpy().tolist() == [2.0] * 4
+    assert x.to_numpy().tolist() == [2] * 4
 
 
 def test_gradient_fields_are_usable_in_kernels():

@@ -15,9 +15,10 @@ goes beside its primal, in the same SNode, when the tree is finalised (Taichi's
     >>> x.grad.layout().address((1,)) - x.layout().address((1,))
     4
 
-A field declared without it has no gradient, and says how to get one:
+As in Taichi, every float field has ``x.grad``, placed only where the program places
+it when declared without ``needs_grad``; an integer field has none:
 
-    >>> y = ti.field(ti.f32, shape=4)
+    >>> y = ti.field(ti.i32, shape=4)
     >>> try:
     ...     y.grad
     ... except AttributeError as error:
@@ -33,30 +34,36 @@ _KINDS = ("grad", "dual")
 
 
 def attach(field, needs_grad: bool = False, needs_dual: bool = False) -> None:
-    """Gives the scalar ``field`` (or each component of a vector/matrix/struct field) its
-    gradient and dual fields, unplaced; :func:`place_pending` places them.
+    """Gives the scalar ``field`` (or each component of a vector/matrix/struct field) the
+    gradient and dual fields asked for, to be placed beside it (:func:`place_pending`).
 
     >>> import ti_notebook as ti
     >>> x = ti.field(ti.f64)
     >>> attach(x, needs_grad=True)
-    >>> x.grad.name, x.grad._snode
-    ('x.grad', None)
+    >>> x.grad.name, x.grad._snode, x.grad.auto_place
+    ('x.grad', None, True)
     """
     for component in getattr(field, "components", None) or [field]:
         for kind, wanted in zip(_KINDS, (needs_grad, needs_dual), strict=True):
-            if wanted and getattr(component, f"_{kind}", None) is None:
-                # the component's own class: this module imports no field module
-                adjoint = type(component)(component.dtype, f"{component.name}.{kind}")
-                adjoint.is_adjoint = True
-                adjoint.primal = component
-                setattr(component, f"_{kind}", adjoint)
+            if wanted:
+                _adjoint(component, kind).auto_place = True
         leaf = component._snode
         if leaf is not None and leaf.builder.tree is None:  # placed by shape=: beside it now
             place_pending(leaf)
-    if hasattr(field, "components"):
-        for kind, wanted in zip(_KINDS, (needs_grad, needs_dual), strict=True):
-            if wanted:
-                setattr(field, f"_{kind}_view", None)
+
+
+def _adjoint(component, kind: str):
+    """The component's gradient (dual) field, made on first use; as in Taichi every float
+    field has one, placed automatically only when declared with needs_grad/needs_dual."""
+    adjoint = getattr(component, f"_{kind}", None)
+    if adjoint is None:
+        # the component's own class: this module imports no field module
+        adjoint = type(component)(component.dtype, f"{component.name}.{kind}")
+        adjoint.is_adjoint = True
+        adjoint.primal = component
+        adjoint.auto_place = False
+        setattr(component, f"_{kind}", adjoint)
+    return adjoint
 
 
 def take_options(options: dict) -> tuple[bool, bool]:
@@ -77,17 +84,18 @@ def attached(field, adjoint: tuple[bool, bool]):
 
 def adjoint_of(field, kind: str):
     """``field.grad`` (``kind="grad"``) or ``field.dual``: the scalar field's own, or a
-    vector/matrix/struct field made of its components' ones."""
+    vector/matrix/struct field made of its components' ones. Integer fields have none."""
     components = getattr(field, "components", None)
+    if any(
+        getattr(c, f"_{kind}", None) is None and not c.dtype.is_float for c in components or [field]
+    ):
+        raise _missing(field, kind)
     if components is None:
-        adjoint = getattr(field, f"_{kind}", None)
-        if adjoint is None:
-            raise _missing(field, kind)
-        return adjoint
+        return _adjoint(field, kind)
     view = getattr(field, f"_{kind}_view", None)
     if view is None:
-        if any(getattr(c, f"_{kind}", None) is None for c in components):
-            raise _missing(field, kind)
+        for component in components:
+            _adjoint(component, kind)
         view = _compound_view(field, kind)
         setattr(field, f"_{kind}_view", view)
     return view
@@ -135,7 +143,7 @@ def place_pending(node) -> None:
                 continue
             for kind in _KINDS:
                 adjoint = getattr(child.field, f"_{kind}", None)
-                if adjoint is not None and adjoint._snode is None:
+                if adjoint is not None and adjoint._snode is None and adjoint.auto_place:
                     leaf = type(current)(current.builder, "place", current)
                     leaf.field = adjoint
                     adjoint._snode = leaf
@@ -146,7 +154,7 @@ def place_with_primal(adjoint) -> bool:
     """Finalises the tree of an unplaced gradient's primal (placing the gradient beside
     it) when the primal is placed; False when there is nothing to do."""
     primal = getattr(adjoint, "primal", None)
-    if primal is None or primal._snode is None:
+    if primal is None or primal._snode is None or not adjoint.auto_place:
         return False
     primal._materialize()
     return adjoint._snode is not None

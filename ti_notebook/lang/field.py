@@ -93,6 +93,9 @@ class Field:
         return f"field '{self.name}'"
 
     def _place_hint(self) -> str:
+        if self.is_adjoint:
+            option = "needs_grad" if self.name.endswith(".grad") else "needs_dual"
+            return f"declare '{self.primal.name}' with {option}=True, or place {self.name}"
         name = self.owner.name if self.owner is not None else self.name
         return (
             f"place it first, e.g. ti.root.dense(ti.i, n).place({name}), "

@@ -17,7 +17,7 @@ it, and the line that writes it.
     >>> try:
     ...     check("k", block)
     ... except RuntimeError as error:
-    ...     print(error.message.split(":")[0])
+    ...     print(error.message.split(" (")[0])
     kernel 'k' reads field 'x' and writes it too
 """
 
