@@ -167,3 +167,15 @@ def test_gui_panel_follows_a_new_live_view():
     widget.value = True
     assert gui.checkbox("on", False) is True
     assert gui.box in views[-1].widget.children
+
+
+def test_frames_go_to_a_live_sink():
+    window = ti.ui.Window("t", (6, 4), show_window=False)
+    sink = FakeSink([Event(PRESS, "w", (0.5, 0.5))])
+    window._presenter.live, window._presenter.sink = True, sink  # as a live view would
+    window._presenter.fps_limit = None
+    window.get_canvas().set_background_color((0, 1, 0))
+    window.show()
+    assert len(sink.pushed) == 1 and sink.pushed[0].shape == (4, 6, 3)
+    assert sink.pushed[0][0, 0].tolist() == [0, 255, 0]
+    assert window.is_pressed("w")  # the view's input reached the window
