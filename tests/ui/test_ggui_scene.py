@@ -226,3 +226,31 @@ def test_occlusion_culling_leaves_the_picture_unchanged(monkeypatch):
     fb = window._fb
     assert (fb.occ.to_numpy() < 0x7FFFFFFF).mean() > 0.1  # the cloud hides blocks
     np.testing.assert_array_equal(images[0], images[1])
+
+
+def test_frames_after_the_first_compile_nothing():
+    window, scene, camera = setup()
+    canvas = window.get_canvas()
+    x = ti.Vector.field(3, ti.f32, shape=100)
+    x.from_numpy((np.random.default_rng(2).random((100, 3)) - 0.5).astype(np.float32))
+    compiled = []
+
+    def frame(k):
+        camera.position(0.1 * k, 0, 3)  # the camera moves: values, not code
+        scene.set_camera(camera)
+        scene.point_light((0, 2, 3), (1, 1, 1))
+        scene.particles(x, radius=0.02 + 0.01 * k, color=(0.2, 0.6, 1.0))
+        scene.mesh(x, color=(1, 1, 1))
+        canvas.circles(x, radius=0.01)
+        canvas.scene(scene)
+        window.get_image_buffer_as_numpy()
+        window.show()
+
+    frame(0)
+    stop = ti.watch_compiles(lambda event: compiled.append(event.kernel))
+    try:
+        for k in range(1, 4):
+            frame(k)
+    finally:
+        stop()
+    assert compiled == []
