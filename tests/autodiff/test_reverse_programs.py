@@ -278,3 +278,57 @@ def test_clear_gradients_false_accumulates():
         with ti.ad.Tape(loss=loss, clear_gradients=False):
             compute()
     assert x.grad[None] == 8.0
+
+
+def test_serial_code_after_a_parallel_loop():
+    x = ti.field(ti.f64, shape=4, needs_grad=True)
+    total = ti.field(ti.f64, shape=(), needs_grad=True)
+    loss = ti.field(ti.f64, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def norm():
+        for i in x:
+            total[None] += x[i] ** 2
+        loss[None] = ti.sqrt(total[None]) * 3.0
+
+    values = np.array([1.0, 2.0, 3.0, 4.0])
+    x.from_numpy(values)
+    with ti.ad.Tape(loss=loss):
+        norm()
+    assert_close(x.grad.to_numpy(), 3 * values / np.sqrt(30.0))
+
+
+def test_data_oriented_kernels_and_their_bound_grad():
+    @ti.data_oriented
+    class Springs:
+        def __init__(self):
+            self.y = ti.field(ti.f64, shape=3, needs_grad=True)
+            self.energy = ti.field(ti.f64, shape=(), needs_grad=True)
+
+        @ti.kernel
+        def compute(self):
+            for i in self.y:
+                self.energy[None] += self.y[i] ** 3
+
+    springs = Springs()
+    springs.y.fill(2.0)
+    with ti.ad.Tape(loss=springs.energy):
+        springs.compute()
+    assert springs.y.grad.to_numpy().tolist() == [12.0] * 3
+    springs.compute.grad()  # bound to the instance; adds again
+    assert springs.y.grad.to_numpy().tolist() == [24.0] * 3
+
+
+def test_tape_with_an_ndarray_loss():
+    a = ti.ndarray(ti.f64, 3, needs_grad=True)
+    loss = ti.ndarray(ti.f64, (), needs_grad=True)
+
+    @ti.kernel
+    def compute(a: ti.types.ndarray(), loss: ti.types.ndarray()):
+        for i in a:
+            loss[None] += a[i] ** 2
+
+    a.from_numpy(np.array([1.0, 2.0, 3.0]))
+    with ti.ad.Tape(loss=loss):
+        compute(a, loss)
+    assert a.grad.to_numpy().tolist() == [2.0, 4.0, 6.0]

@@ -62,7 +62,9 @@ class SharedMemoryPlan:
     @classmethod
     def of_task(cls, task: ir.OffloadedStmt, static_limit: int) -> SharedMemoryPlan | None:
         """The plan of ``task``'s buffers; None for a task with none."""
-        arrays = [s for s in task.walk_all() if isinstance(s, ir.LocalArrayStmt)]
+        arrays = [
+            s for s in task.walk_all() if isinstance(s, ir.LocalArrayStmt) and not s.per_thread
+        ]
         if not arrays:
             return None
         return cls([(s.id, s.count * s.dtype.size) for s in arrays], static_limit)
@@ -84,6 +86,8 @@ class BlockLocalStorage:
         self.b.call(self.declare("llvm.nvvm.barrier0", c.VOID, []), [])
 
     def emit_LocalArray(self, s: ir.LocalArrayStmt):
+        if s.per_thread:  # the thread's own (local memory), not the block's
+            return super().emit_LocalArray(s)
         if self.shared.dynamic:
             offset = ll.Constant(c.I64, self.shared.offsets[s.id])
             return self.entry_builder.gep(self.gen.dynamic_shared(), [offset], source_etype=c.I8)

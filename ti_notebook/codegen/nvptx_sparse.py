@@ -86,7 +86,7 @@ class SparseKernels:
         """The list kernels of a struct-for over blocks of a sparse level, or None."""
         if task.kind != "struct_for" or not isinstance(task.end, int):
             return None
-        if any(isinstance(s, ir.LocalArrayStmt) for s in task.walk_all()):
+        if any(isinstance(s, ir.LocalArrayStmt) and not s.per_thread for s in task.walk_all()):
             return None  # block-local storage runs a CUDA block per block already
         shape = block_list_shape(task.field.layout(), task.end - task.begin)
         if shape is None:

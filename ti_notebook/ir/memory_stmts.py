@@ -168,12 +168,16 @@ class BlockLocalStmt(Stmt):
 class LocalArrayStmt(Stmt):
     """A per-task stack array of ``count`` elements of ``dtype``; its value is the address.
 
-    The block-local storage buffer on the CPU (shared memory on a GPU).
+    The block-local storage buffer on the CPU (shared memory on a GPU); with
+    ``per_thread``, each thread's own array on every target (autodiff's stacks).
     """
 
-    def __init__(self, dtype: DataType, count: int, name: str = "bls") -> None:
+    def __init__(
+        self, dtype: DataType, count: int, name: str = "bls", per_thread: bool = False
+    ) -> None:
         super().__init__(dtype)
         self.count, self.name = count, name
+        self.per_thread = per_thread
 
 
 class ScratchAllocStmt(Stmt):

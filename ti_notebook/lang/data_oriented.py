@@ -122,6 +122,11 @@ class BoundKernel:
         """The compiler's report of this instance's specialisation."""
         return self.stages()["report"]
 
+    @property
+    def grad(self) -> BoundKernel:
+        """The kernel's grad kernel, bound to the same instance."""
+        return BoundKernel(self.kernel.grad, self.instance)
+
     def __getattr__(self, name: str):
         return getattr(self.kernel, name)
 

@@ -30,7 +30,7 @@ class AdStack:
         self.size, self.owner, self.name = size, owner, alloca.name or "a local"
         self.dtype = alloca.dtype
         made = [
-            ir.LocalArrayStmt(self.dtype, size, f"ad_stack_{self.name}"),
+            ir.LocalArrayStmt(self.dtype, size, f"ad_stack_{self.name}", per_thread=True),
             ir.AllocaStmt(i32, f"ad_stack_top_{self.name}"),
         ]
         self.array, self.top = made

@@ -68,7 +68,9 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
 
 def task_warp_accesses(task: ir.OffloadedStmt, warp_size: int = 32) -> list[dict]:
     """The entries (see the module's docstring) of one parallel task's body."""
-    block_local = any(isinstance(s, ir.LocalArrayStmt) for s in task.walk_all())
+    block_local = any(
+        isinstance(s, ir.LocalArrayStmt) and not s.per_thread for s in task.walk_all()
+    )
     evaluator = LaneEvaluator(warp_size, {}, local_stores(task.body))
     first = evaluator.value(task.begin)
     block_dim = int(task.config.get("block_dim") or DEFAULT_BLOCK_DIM)
