@@ -164,6 +164,7 @@ from ti_notebook.measure.stats import Summary as _Summary
 from ti_notebook.measure.traffic import counted_work as _counted_work
 from ti_notebook.runtime import profiler as _profiler
 from ti_notebook.runtime.trace_export import export_trace as _export_trace
+from ti_notebook.ui.colors import hex_to_rgb, rgb_to_hex
 from ti_notebook.ui.gui import GUI
 from ti_notebook.version import __version__ as __version__
 
@@ -208,6 +209,8 @@ types = _Namespace(
 
 __all__ = [
     "GUI",
+    "hex_to_rgb",
+    "rgb_to_hex",
     "Matrix",
     "MatrixField",
     "Vector",

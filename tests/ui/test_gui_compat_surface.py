@@ -148,3 +148,30 @@ def test_array_drawings_give_taichis_pixels():
     assert np.count_nonzero(diff > 0.1) <= 0.01 * diff.size, np.argwhere(diff > 0.1)
     assert np.abs(names["b"] - want_contour).max() < 1e-6
     np.testing.assert_allclose(names["c"], want_cooked)
+
+
+@pytest.mark.unit
+def test_rgb_to_hex_truncates_and_clips_like_taichi_and_takes_arrays():
+    assert ti.rgb_to_hex([1.0, 0.5, 0.0]) == 0xFF7F00  # 0.5 * 255 = 127.5 truncates to 127
+    assert ti.rgb_to_hex([2.0, -1.0, 0.999]) == 0xFF00FE
+    k = np.array([0.0, 0.25, 1.0])
+    np.testing.assert_array_equal(ti.rgb_to_hex([k, k * 0, k * 0]), [0x000000, 0x3F0000, 0xFF0000])
+    assert ti.hex_to_rgb(0x3366FF) == (0.2, 0.4, 1.0)
+
+
+@pytest.mark.taichi
+@needs_taichi
+def test_colour_helpers_agree_with_taichis():
+    script = (
+        "import json, sys, numpy as np\nfrom taichi.ui.gui import rgb_to_hex, hex_to_rgb\n"
+        "k = np.linspace(-0.2, 1.2, 15)\n"
+        "json.dump([rgb_to_hex([k, k[::-1], k * 0.5]).tolist(), hex_to_rgb(0x12AB7F)], sys.stdout)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    want_hex, want_rgb = json.loads(run.stdout.splitlines()[-1])
+    k = np.linspace(-0.2, 1.2, 15)
+    assert ti.rgb_to_hex([k, k[::-1], k * 0.5]).tolist() == want_hex
+    assert list(ti.hex_to_rgb(0x12AB7F)) == want_rgb
