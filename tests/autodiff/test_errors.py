@@ -132,3 +132,19 @@ def test_grad_kernel_has_no_grad(fields):
 
     with pytest.raises(TypeError, match="no second derivatives"):
         _ = k.grad.grad
+
+
+def test_using_the_old_value_of_an_atomic(fields):
+    x, loss = fields
+
+    @ti.kernel
+    def counts():
+        for i in x:
+            old = ti.atomic_add(loss[None], x[i])
+            x[i] = old * 2.0
+
+    expected = pytest.raises(NotImplementedError, match="old value an atomic returns")
+    with expected as caught, ti.ad.Tape(loss=loss):
+        counts()
+    assert "old = ti.atomic_add(loss[None], x[i])" in caught.value.text
+    _still_works(x, loss)

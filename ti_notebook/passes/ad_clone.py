@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 
-from ti_notebook.errors import TiInternalError
+from ti_notebook.errors import TiInternalError, TiNotImplementedError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import stmt as _stmt
 
@@ -73,11 +73,22 @@ class Env:
 _MISSING = object()
 
 
+class Unavailable:
+    """Stands in ``Env`` for a value the copy does not compute (an atomic's old value in
+    a grad kernel, which leaves atomics out); using it is the user's error, raised at
+    the use."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        self.message, self.hint = message, hint
+
+
 def renamed(value, env: Env, pos=None):
     """``value`` (an operand: a statement, a list of them, or anything else) with its
     statements replaced by their copies in ``env``."""
     if isinstance(value, ir.Stmt):
         found = env.get(value.id)
+        if isinstance(found, Unavailable):
+            raise TiNotImplementedError(found.message, pos, found.hint)
         if found is None:
             raise TiInternalError(
                 f"autodiff: statement {value!r} is used where its value is not available",

@@ -24,7 +24,7 @@ from ti_notebook.errors import TiSyntaxError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.transform import contains
-from ti_notebook.passes.ad_clone import Env, clone, renamed
+from ti_notebook.passes.ad_clone import Env, Unavailable, clone, renamed
 
 _TOP_LOOPS = (ir.RangeForStmt, ir.StructForStmt)
 
@@ -46,9 +46,14 @@ class Replay:
             self.stmt(stmt, env, out, record)
 
     def stmt(self, stmt: ir.Stmt, env: Env, out: ir.Block, record: bool) -> None:
-        if isinstance(stmt, ir.GlobalStoreStmt) or (
-            isinstance(stmt, ir.AtomicOpStmt) and not isinstance(stmt.dest, ir.AllocaStmt)
-        ):
+        if isinstance(stmt, ir.GlobalStoreStmt):
+            return
+        if isinstance(stmt, ir.AtomicOpStmt) and not isinstance(stmt.dest, ir.AllocaStmt):
+            env[stmt.id] = Unavailable(
+                f"kernel '{self.kernel.name}': the old value an atomic returns is not "
+                "available in its grad kernel",
+                "read the field in a kernel of its own instead of using the atomic's result",
+            )
             return
         if isinstance(stmt, (ir.PrintStmt, ir.ClockStmt)):
             return
