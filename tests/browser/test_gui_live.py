@@ -1,12 +1,11 @@
-"""The live GUI view in a real JupyterLab: a cell's loop pushes frames through
-``LiveView`` while the page counts the picture's updates, a click on the view reaches
-the loop's ``events()`` (the cell prints it), the stop button ends the loop, and the
-closed view leaves its last frame as a static picture. Nothing is timed; the rates are
-printed for the record."""
+"""``ti.GUI`` live in a real JupyterLab: a cell's ``while gui.running:`` loop draws
+while the page counts the view's picture updates, a click on the view reaches
+``get_cursor_pos`` (the cell prints it), the stop button ends ``gui.running``, and when
+the cell ends the view becomes a static picture of its last frame. Nothing is timed; the
+rates are printed for the record."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -18,27 +17,29 @@ pytestmark = pytest.mark.browser
 
 RUN_S = 180
 SIZE = 512
-SETUP = "import ti_notebook as ti\nfrom ti_notebook.ui.live_view import LiveView"
+SETUP = "import numpy as np\nimport ti_notebook as ti"
 LOOP = f"""\
 import time
-import numpy as np
 
-view = LiveView("live", {SIZE}, {SIZE})
-picture = np.zeros(({SIZE}, {SIZE}, 3), np.uint8)
-pushed, start = 0, time.monotonic()
-while not view.stopped and time.monotonic() - start < 120:
-    picture[:, :, 0] = pushed % 256
-    picture[:, :, 1] = np.arange({SIZE}, dtype=np.uint8)[None, :]
-    view.push(picture)
-    pushed += 1
-    for e in view.events():
-        if e.type.name == "PRESS" and e.key == "LMB":
-            print("CLICK", e.key, f"{{e.pos[0]:.2f}} {{e.pos[1]:.2f}}", flush=True)
-    time.sleep(0.002)
+gui = ti.GUI("live", res={SIZE}, background_color=0x112F41)
+rng = np.random.default_rng(0)
+start = time.monotonic()
+while gui.running and time.monotonic() - start < 120:
+    gui.circles(rng.random((8192, 2)), radius=1.5, color=0x068587)
+    for e in gui.get_events(ti.GUI.PRESS):
+        if e.key == ti.GUI.LMB:
+            x, y = gui.get_cursor_pos()
+            print("CLICK", f"{{x:.2f}} {{y:.2f}}", flush=True)
+    gui.show()
 elapsed = time.monotonic() - start
-print("STOPPED" if view.stopped else "TIMED OUT", "pushed", pushed, "sent", view.frames_sent,
-      f"{{view.frames_sent / elapsed:.1f}} frames/s sent")
-view.close()
+print("STOPPED" if not gui.running else "TIMED OUT", "after", gui.frame, "frames,",
+      f"{{gui.frame / elapsed:.1f}} frames/s drawn")
+"""
+ESC_LOOP = """\
+esc_gui = ti.GUI("esc", res=128)
+while esc_gui.running:
+    esc_gui.show()
+print("ESC ENDED", esc_gui.frame > 0)
 """
 # counts the view's picture updates (jupyter-rfb sets the img's src per frame)
 COUNT_JS = """() => {
@@ -55,17 +56,9 @@ COUNT_JS = """() => {
 }"""
 
 
-# In JupyterLab 4.6 the jupyter-rfb view renders but no event of it reaches the kernel,
-# during the cell (polled through jupyter-ui-poll, which does carry a Button's click: the
-# tuner's Stop test) or after it, so the view's constructor gives up. It takes ~190 s to
-# fail: run it with TI_GUI_LIVE_CHECK=1 while working on the live view.
-@pytest.mark.skipif(
-    os.environ.get("TI_GUI_LIVE_CHECK") != "1",
-    reason="the live GUI view does not hear the browser yet (TI_GUI_LIVE_CHECK=1 runs it)",
-)
-def test_live_view_shows_frames_hears_clicks_and_stops(lab_server, browser, screenshot_dir):
+def test_live_gui_shows_frames_hears_clicks_and_stops(lab_server, browser, screenshot_dir):
     base, token, root = lab_server
-    (root / "gui_live.ipynb").write_text(_notebook([SETUP, LOOP]))
+    (root / "gui_live.ipynb").write_text(_notebook([SETUP, LOOP, ESC_LOOP]))
     page = browser.new_page(viewport={"width": 1280, "height": 1200})
     try:
         open_notebook(page, base, token, "gui_live.ipynb", RUN_S)
@@ -85,18 +78,19 @@ def test_live_view_shows_frames_hears_clicks_and_stops(lab_server, browser, scre
         view = cell.locator(".ti-gui-live img").first
         view.click(position={"x": SIZE * 0.25, "y": SIZE * 0.25})  # (0.25, 0.75), y up
         page.wait_for_function(
-            "() => document.querySelectorAll('.jp-CodeCell')[1].textContent.includes('CLICK')",
+            "() => document.querySelectorAll('.jp-CodeCell')[1]"
+            ".querySelector('.jp-OutputArea').textContent.includes('CLICK ')",
             timeout=60_000,
         )
-        text = cell.text_content()
-        x, y = map(float, re.search(r"CLICK LMB (\S+) (\S+)", text).groups())
+        text = cell.locator(".jp-Cell-outputArea").text_content()
+        x, y = map(float, re.search(r"CLICK (\d\S*) (\d\S*)", text).groups())
         assert abs(x - 0.25) < 0.02 and abs(y - 0.75) < 0.02, text[-500:]
 
         cell.locator(".ti-gui-live button", has_text="stop").click()
         wait_idle(page, RUN_S)
-        text = cell.text_content()
+        text = cell.locator(".jp-Cell-outputArea").text_content()
         assert "STOPPED" in text, text[-1500:]
-        print(re.search(r"STOPPED[^\n]*", text).group(0))
+        print(re.search(r"STOPPED after[^\n]*", text).group(0))
         # closed: the live widget is gone, its last frame stays as a PNG
         assert cell.locator(".ti-gui-live").count() == 0
         assert cell.locator('.jp-OutputArea-output[data-mime-type="image/png"] img').count() == 1
@@ -105,6 +99,17 @@ def test_live_view_shows_frames_hears_clicks_and_stops(lab_server, browser, scre
         )
         assert errors.count() == 0, errors.all_text_contents()
         page.screenshot(path=str(screenshot_dir / "gui-live.png"))
+
+        # Esc on the focused view ends `while gui.running:` too
+        esc_cell = page.locator(".jp-CodeCell").nth(2)
+        esc_cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        esc_cell.locator(".ti-gui-live img").wait_for(timeout=RUN_S * 1000)
+        esc_cell.locator(".ti-gui-live img").click()
+        page.keyboard.press("Escape")
+        wait_idle(page, RUN_S)
+        text = esc_cell.locator(".jp-Cell-outputArea").text_content()
+        assert "ESC ENDED True" in text, text[-1500:]
     except Exception:
         page.screenshot(path=str(screenshot_dir / "gui-live-failed.png"))
         raise

@@ -6,7 +6,7 @@ headless; ``TI_GUI_LIVE=0`` asks for headless), the frame budget of
 :func:`ti_notebook.ui.output.frame_budget` and the one-line
 :class:`~ti_notebook.errors.GUIFrameLimit` past it, the fps limit of a live view, the
 recorder behind ``record=True``, and the PNG (plus GIF) left in the cell's output when
-the budget ends, the GUI closes, or the cell ends (IPython's ``post_execute``).
+the budget ends, the GUI closes, or the cell ends (IPython's ``post_run_cell``).
 
 A GUI asks :meth:`Presenter.needs_rgb` before converting its frame (plain Python
 headless shows nothing, so it skips the conversion), then calls
@@ -76,14 +76,16 @@ def _flush_pending(*_args: object) -> None:
         presenter.emit_outputs()
 
 
-def _hook_post_execute() -> None:
+def _hook_cell_end() -> None:
     if not output.in_kernel():
         return
     from IPython import get_ipython
 
     events = get_ipython().events
-    if _flush_pending not in events.callbacks["post_execute"]:
-        events.register("post_execute", _flush_pending)
+    # post_run_cell, not post_execute: ipykernel also fires post_execute after every
+    # widget message it handles, and the live view's own messages arrive mid-loop
+    if _flush_pending not in events.callbacks["post_run_cell"]:
+        events.register("post_run_cell", _flush_pending)
 
 
 class Presenter:
@@ -124,7 +126,7 @@ class Presenter:
         self.live = sink is not None
         self.sink: FrameSink = sink if sink is not None else HeadlessSink()
         self.max_frames = output.frame_budget(self.live)
-        _hook_post_execute()
+        _hook_cell_end()
 
     def out_of_frames(self) -> bool:
         """Whether the frame budget is spent (``running`` turns False)."""
