@@ -11,12 +11,12 @@ The loop Taichi's GGUI examples write runs unchanged::
 
 Windows of one size draw into the same fields (one compile for all of them), so draw
 and show one window's frame before starting another's. Frames are presented as
-``ti.GUI``'s (:class:`ti_notebook.ui.presenter.Presenter`):
-headless by default, the frame budget (``TI_GUI_MAX_FRAMES``, 60 in a notebook) ends
-``window.running`` and one more ``show()`` raises
-:class:`~ti_notebook.errors.GUIFrameLimit`; the last frame stays in the cell as a PNG
-(plus a GIF with ``record=True``); with ``TI_GUI_LIVE=1`` a live view shows the frames
-and sends the mouse and keys back.
+``ti.GUI``'s (:class:`ti_notebook.ui.presenter.Presenter`): in a notebook whose
+frontend shows widgets a live view shows them and sends the mouse and keys back;
+headless (nbval, nbconvert, ``TI_GUI_LIVE=0``, ``show_window=False``) the frame budget
+(``TI_GUI_MAX_FRAMES``, 60 in a notebook) ends ``window.running`` and one more
+``show()`` raises :class:`~ti_notebook.errors.GUIFrameLimit`; either way the last frame
+stays in the cell as a PNG (plus a GIF with ``record=True``).
 
 >>> w = Window("demo", (8, 4), show_window=False)
 >>> w.get_canvas().set_background_color((1, 0, 0))
