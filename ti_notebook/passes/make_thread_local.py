@@ -1,9 +1,14 @@
 """Thread-local reductions: ``s[None] += x[i]`` in a parallel loop without contention.
 
-In a parallel task, an atomic add/sub/min/max into a 0-D field whose old value is not
+In a parallel task, an atomic add/sub/min/max into one address whose old value is not
 used, and which is not read or written any other way in the task, accumulates into a
 per-chunk local initialised to the operation's identity; the chunk's epilogue then does
-one atomic. Add and sub may mix (sub adds the negation).
+one atomic. Add and sub may mix (sub adds the negation). One address is a 0-D field, an
+element of a dense field at constant indices (``p[1] += ...``; every access to that field
+in the task is at constant indices, so none aliases another) or of an ndarray argument
+(the only ndarray of its dtype and rank the task touches: two arguments may be one
+array). Grad kernels rely on it: ``loss[None] += p[0] * x[i]`` makes its grad kernel
+add into ``p.grad[0]`` from every iteration.
 
     s[None] += x[i]        →   prologue: acc = 0
                                body:     acc = acc + x[i]
@@ -17,6 +22,7 @@ from ti_notebook.ir import transform
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
+from ti_notebook.passes.demote_atomics import memory_key
 
 _REDUCIBLE = {"add", "sub", "min", "max"}
 
@@ -45,10 +51,30 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
     return changed
 
 
+def _constants(indices: list[ir.Stmt]) -> tuple | None:
+    if all(isinstance(i, ir.ConstStmt) for i in indices):
+        return tuple(i.value for i in indices)
+    return None
+
+
+def _dense(field) -> bool:
+    # a sparse cell must not be activated by an epilogue that adds zero
+    return all(node.kind in ("dense", "root") for node in field.path)
+
+
 def _destination(ptr: ir.Stmt):
     """(key, description, dtype) of a reducible destination, else None."""
     if isinstance(ptr, ir.GlobalPtrStmt) and ptr.field.ndim == 0:
-        return ("field", ptr.field), f"{ptr.field.name}[None]", ptr.field.dtype
+        return ("field", ptr.field, ()), f"{ptr.field.name}[None]", ptr.field.dtype
+    if isinstance(ptr, ir.GlobalPtrStmt) and _dense(ptr.field):
+        at = _constants(ptr.indices)
+        if at is not None:
+            return ("field", ptr.field, at), f"{ptr.field.name}{list(at)}", ptr.field.dtype
+    if isinstance(ptr, ir.ExternalPtrStmt):
+        at = _constants(ptr.indices)
+        if at is not None:
+            key = ("ndarray", ptr.arg_index, at)
+            return key, f"arg{ptr.arg_index}{list(at)}", ptr.dtype
     if isinstance(ptr, ir.TempPtrStmt):
         # A kernel-scope local that the loop accumulates into and code after it reads.
         return ("temp", ptr.offset), f"local at temp +{ptr.offset}", ptr.dtype
@@ -61,16 +87,20 @@ def _candidates(task: ir.OffloadedStmt) -> dict:
     users = transform.users_of(task.walk_all())
     found: dict = {}
     disqualified: set = set()
+    groups: dict = {}  # what may alias (demote_atomics.memory_key) -> destinations in it
     for stmt in task.walk_all():
         target = _destination(stmt)
-        if target is None:
-            continue
-        key, description, dtype = target
         readers = users.get(stmt.id, [])
         if not readers:
             # An unused pointer accesses nothing: ``v[None][0] += a`` also makes one
             # for ``v[None][1]``; it must not disqualify that component.
             continue
+        alias = memory_key(stmt)
+        if alias is not None:
+            groups.setdefault(alias, set()).add(None if target is None else target[0][:2])
+        if target is None:
+            continue
+        key, description, dtype = target
         ok = all(
             isinstance(u, ir.AtomicOpStmt)
             and u.dest is stmt
@@ -90,7 +120,11 @@ def _candidates(task: ir.OffloadedStmt) -> dict:
     result = {}
     for key, entry in found.items():
         ops = {("add" if a.op == "sub" else a.op) for a in entry["atomics"]}
-        if key not in disqualified and len(ops) == 1:
+        # constant indices tell elements of one field (one ndarray) apart, nothing else
+        # does: an access at a computed index, or to another ndarray, may be this one
+        alias = memory_key(entry["ptr"])
+        alone = alias is None or groups.get(alias) == {key[:2]}
+        if key not in disqualified and len(ops) == 1 and alone:
             result[key] = entry
     return result
 
@@ -113,8 +147,13 @@ def _rewrite(kernel: KernelIR, task: ir.OffloadedStmt, entry: dict) -> None:
         block.stmts[block.stmts.index(atomic)] = store
         store.parent = block
     ptr = entry["ptr"]
-    if isinstance(ptr, ir.GlobalPtrStmt):
-        dest = task.epilogue.append(ir.GlobalPtrStmt(ptr.field, []))
+    if isinstance(ptr, (ir.GlobalPtrStmt, ir.ExternalPtrStmt)):
+        indices = [task.epilogue.append(ir.ConstStmt(i.value, i.dtype)) for i in ptr.indices]
+        if isinstance(ptr, ir.GlobalPtrStmt):
+            dest = task.epilogue.append(ir.GlobalPtrStmt(ptr.field, indices))
+        else:
+            made = ir.ExternalPtrStmt(ptr.arg_index, ptr.ndim, indices, ptr.dtype)
+            dest = task.epilogue.append(made)
     else:
         dest = task.epilogue.append(ir.TempPtrStmt(ptr.offset, ptr.dtype))
     total = task.epilogue.append(ir.LocalLoadStmt(acc))
