@@ -292,3 +292,29 @@ class GUIFrameLimit(RuntimeError):
 
     def _render_traceback_(self) -> list[str]:
         return [f"GUIFrameLimit: {self}"]
+
+
+class GUIStopped(RuntimeError):
+    """The live view's stop button or Esc stopped a GUI whose loop never reads
+    ``running`` (``for frame in range(20000): ... gui.show()``): its next ``show()``
+    ends the loop here. A loop that reads ``running`` never gets it. IPython shows the
+    one line, without a traceback.
+
+    >>> print(GUIStopped("ti.GUI", "mpm", 12))  # doctest: +ELLIPSIS
+    ti.GUI 'mpm' was stopped (stop button or Esc) after 12 frames; ... `while gui.running:` ...
+    """
+
+    def __init__(self, owner: str, name: str, frames: int) -> None:
+        self.owner, self.name, self.frames = owner, name, frames
+        RuntimeError.__init__(self, owner, name, frames)
+
+    def __str__(self) -> str:
+        var = "window" if "Window" in self.owner else "gui"
+        return (
+            f"{self.owner} {self.name!r} was stopped (stop button or Esc) after "
+            f"{self.frames} frames; this loop never reads `{var}.running`: loop on "
+            f"`while {var}.running:` to end cleanly"
+        )
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"GUIStopped: {self}"]

@@ -10,7 +10,10 @@ The loop Taichi's examples write runs unchanged::
 In a notebook whose frontend shows widgets (JupyterLab 4, Notebook 7) the frames go
 to a live view in the cell (:mod:`ti_notebook.ui.live_view`) that updates while the loop
 runs; its mouse and keys come back through ``get_event``/``is_pressed``/
-``get_cursor_pos``, and its stop button or Esc ends ``gui.running``. Otherwise
+``get_cursor_pos``, and its stop button or Esc ends ``gui.running`` (a loop that never
+reads ``running`` gets a one-line :class:`~ti_notebook.errors.GUIStopped` at its next
+``show()``); ``gui.slider``/``label``/``button`` are ipywidgets under the view
+(:mod:`ti_notebook.ui.gui_widgets`). Otherwise
 (``show_gui=False``, ``TI_GUI_LIVE=0``, nbval, ``jupyter nbconvert --execute``, plain
 Python, or ``TI_GUI_MAX_FRAMES`` set) the GUI is headless: the frame budget of
 :func:`ti_notebook.ui.output.frame_budget` ends ``gui.running``, one more ``show()``
@@ -40,6 +43,7 @@ from ti_notebook.ui import output
 from ti_notebook.ui.events import EventFilter, EventQueue
 from ti_notebook.ui.frames import Event, FrameSink
 from ti_notebook.ui.gui_fields import FieldDrawing
+from ti_notebook.ui.gui_widgets import GuiWidgets, WidgetValue
 from ti_notebook.ui.images import as_array, image_planes
 from ti_notebook.ui.presenter import Presenter
 from ti_notebook.ui.raster import Canvas
@@ -102,7 +106,7 @@ class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, coo
         self.event: Event | None = None
         self._input = EventQueue()
         self._running = True
-        self._widgets: dict[int, Any] = {}
+        self._widgets = GuiWidgets(lambda: self._presenter.sink, self._press)
         # sink, frame budget, recorder and cell outputs, shared with ti.ui.Window
         self._presenter = Presenter(name, self.res, show_gui, record, owner="ti.GUI")
 
@@ -159,6 +163,7 @@ class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, coo
     @property
     def running(self) -> bool:
         """False once closed, stopped (Esc, the view's stop control) or out of frames."""
+        self._presenter.running_read = True
         self._poll()
         if self._input.stop_requested:
             self._running = False
@@ -185,6 +190,8 @@ class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, coo
         """End the frame: send it to the view (or save it to ``file``), then clear."""
         presenter = self._presenter
         presenter.check_budget()
+        presenter.check_stopped(self._input.stop_requested)
+        self._widgets.sync()  # a view opened in a later cell gets the widgets too
         rgb = self.canvas.to_rgb8() if presenter.needs_rgb(file) else None
         presenter.present(rgb, file)
         self._poll()
@@ -249,36 +256,24 @@ class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, coo
 
     # widgets: handles whose ``value`` the loop reads -------------------------------
 
-    class WidgetValue:
-        """A slider's or label's value, read and set through ``.value``."""
+    WidgetValue = WidgetValue
 
-        def __init__(self, gui: GUI, wid: int) -> None:
-            self.gui, self.wid = gui, wid
-
-        @property
-        def value(self) -> Any:
-            return self.gui._widgets[self.wid]
-
-        @value.setter
-        def value(self, value: Any) -> None:
-            self.gui._widgets[self.wid] = value
-
-    def _widget(self, value: Any) -> GUI.WidgetValue:
-        wid = len(self._widgets)
-        self._widgets[wid] = value
-        return GUI.WidgetValue(self, wid)
+    def _press(self, key: str) -> None:
+        self._input.feed([Event(_keys.PRESS, key, self._input.cursor)])
 
     def slider(self, text: str, minimum: float, maximum: float, step: float = 1) -> WidgetValue:
         """A slider from ``minimum`` to ``maximum``; starts at ``minimum``, as Taichi's."""
-        return self._widget(minimum)
+        return WidgetValue(self, self._widgets.add("slider", text, minimum, minimum, maximum, step))
 
     def label(self, text: str) -> WidgetValue:
         """A label showing ``.value`` (starts at 0)."""
-        return self._widget(0)
+        return WidgetValue(self, self._widgets.add("label", text, 0))
 
     def button(self, text: str, event_name: str | None = None) -> str:
         """A button; a click arrives as a PRESS event whose key is the returned name."""
-        return event_name or f"WidgetButton_{text}"
+        event_name = event_name or f"WidgetButton_{text}"
+        self._widgets.add("button", text, None, event_name)
+        return event_name
 
     # drawing -----------------------------------------------------------------------
 

@@ -4,7 +4,9 @@ A :class:`Presenter` owns everything between "the frame is drawn" and "the user 
 it": the choice of sink (the live view in a notebook whose frontend shows widgets, else
 headless; ``TI_GUI_LIVE=0`` asks for headless), the frame budget of
 :func:`ti_notebook.ui.output.frame_budget` and the one-line
-:class:`~ti_notebook.errors.GUIFrameLimit` past it, the fps limit of a live view, the
+:class:`~ti_notebook.errors.GUIFrameLimit` past it, the one-line
+:class:`~ti_notebook.errors.GUIStopped` that ends a loop which never reads ``running``
+once the view's stop button or Esc stopped it, the fps limit of a live view, the
 recorder behind ``record=True``, and the PNG (plus GIF) left in the cell's output when
 the budget ends, the GUI closes, or the cell ends (IPython's ``post_run_cell``).
 
@@ -28,7 +30,7 @@ import weakref
 
 import numpy as np
 
-from ti_notebook.errors import GUIFrameLimit
+from ti_notebook.errors import GUIFrameLimit, GUIStopped
 from ti_notebook.ui import output
 from ti_notebook.ui.frames import FrameSink, HeadlessSink
 
@@ -116,6 +118,8 @@ class Presenter:
         self.fps_limit: float | None = 60.0
         self._last_show = 0.0
         self._emitted = False
+        # whether the program ever read `running`: a loop that does ends itself on a stop
+        self.running_read = False
         sink = None
         # TI_GUI_LIVE=0 skips the live view (and its wait for a frontend, 2 s where
         # none renders it: nbconvert, nbval) and draws headless
@@ -123,6 +127,7 @@ class Presenter:
         if live and show and output.env_max_frames() is None and output.in_kernel():
             sink = open_live_view(name, res, owner)
         self._view_args = (name, res, owner)
+        self.owner = owner
         self.live = sink is not None
         self.sink: FrameSink = sink if sink is not None else HeadlessSink()
         self.max_frames = output.frame_budget(self.live)
@@ -137,6 +142,20 @@ class Presenter:
         if self.out_of_frames():
             self.emit_outputs()
             raise GUIFrameLimit(self.max_frames)
+
+    def check_stopped(self, stopped: bool) -> None:
+        """Before a frame is shown: a GUI the user ``stopped`` whose loop never read
+        ``running`` would run on unseen, so its outputs stay and the loop ends here.
+
+        >>> p = Presenter("demo", (2, 2), show=False)
+        >>> p.check_stopped(True)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ti_notebook.errors.GUIStopped: ti.GUI 'demo' was stopped ...
+        >>> p.running_read = True; p.check_stopped(True)  # the loop ends itself
+        """
+        if stopped and not self.running_read:
+            self.emit_outputs()
+            raise GUIStopped(self.owner, self._view_args[0], self.frame)
 
     def needs_rgb(self, file: object = None) -> bool:
         """Whether the next frame will be seen (view, recording, file, or kept as the last)."""

@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ti_notebook.ui.widget_panel import WidgetPanel
+
 __all__ = ["Gui"]
 
 
@@ -38,28 +40,24 @@ class Gui:
     def __init__(self, sink: Any) -> None:
         # the sink, or a function giving the window's current sink (a window that draws
         # in a later cell gets a new live view there; the panel moves with it)
-        self._sink_of = sink if callable(sink) else (lambda: sink)
+        self._panel = WidgetPanel(sink if callable(sink) else (lambda: sink))
         self._current = "Default"
-        self._widgets: dict[tuple[str, str], Any] = {}
         self._returned: dict[tuple[str, str], Any] = {}
         self._clicks: dict[tuple[str, str], int] = {}
-        self._sections: dict[str, Any] = {}
-        self.box: Any = None
 
     @property
-    def _view_box(self) -> Any:
-        """The live view's ipywidgets box, or None (headless)."""
-        return getattr(self._sink_of(), "widget", None)
+    def _widgets(self) -> dict:
+        return self._panel.widgets
+
+    @property
+    def box(self) -> Any:
+        """The ipywidgets box of the panel's sections (None before the first widget)."""
+        return self._panel.box
 
     @property
     def live(self) -> bool:
         """Whether the widgets are shown (a live view), or only return their inputs."""
-        return self._view_box is not None
-
-    def _attach(self) -> None:
-        view = self._view_box
-        if self.box is not None and self.box not in view.children:
-            view.children += (self.box,)
+        return self._panel.live
 
     @contextmanager
     def sub_window(
@@ -86,31 +84,14 @@ class Gui:
     # widgets -----------------------------------------------------------------------
 
     def _live_value(self, label: str, value: Any, make) -> Any:
-        self._attach()
         key = (self._current, label)
-        widget = self._widgets.get(key)
-        if widget is None:
-            widget = make()
-            self._widgets[key] = widget
-            self._section(self._current).children += (widget,)
-        elif key in self._returned and value != self._returned[key]:
+        known = key in self._widgets
+        widget = self._panel.widget(key, make, self._current)
+        if known and key in self._returned and value != self._returned[key]:
             widget.value = value  # the program changed it
         result = widget.value
         self._returned[key] = result
         return result
-
-    def _section(self, name: str) -> Any:
-        import ipywidgets
-
-        box = self._sections.get(name)
-        if box is None:
-            box = ipywidgets.VBox([ipywidgets.HTML(f"<b>{name}</b>")])
-            self._sections[name] = box
-            if self.box is None:
-                self.box = ipywidgets.HBox([])
-                self._attach()
-            self.box.children += (box,)
-        return box
 
     def text(self, text: str, color: Any = None) -> None:
         """A line of text (shown once; its colour is ignored)."""
@@ -182,14 +163,15 @@ class Gui:
             return False
         import ipywidgets
 
-        self._attach()
         key = (self._current, text)
-        if key not in self._widgets:
+
+        def make() -> Any:
             button = ipywidgets.Button(description=text)
             self._clicks[key] = 0
             button.on_click(lambda _b: self._clicks.__setitem__(key, self._clicks[key] + 1))
-            self._widgets[key] = button
-            self._section(self._current).children += (button,)
+            return button
+
+        self._panel.widget(key, make, self._current)
         if self._clicks[key]:
             self._clicks[key] -= 1
             return True

@@ -90,6 +90,7 @@ class Window:
         self._background = (0.0, 0.0, 0.0)
         self._painted = False  # the frame was cleared to the background this frame
         self._running = True
+        self._stopped = False  # by the view's stop button or Esc
         self._destroyed = False
         self._queue: list[WindowEvent] = []
         self._pressed: set[str] = set()
@@ -143,7 +144,8 @@ class Window:
 
     @property
     def running(self) -> bool:
-        """False once destroyed, stopped (the view's stop control) or out of frames."""
+        """False once destroyed, stopped (the view's stop control or Esc) or out of frames."""
+        self._presenter.running_read = True
         self._poll()
         if self._presenter.out_of_frames() or self._destroyed:
             self._running = False
@@ -152,11 +154,14 @@ class Window:
     @running.setter
     def running(self, value: bool) -> None:
         self._running = bool(value)
+        if value:
+            self._stopped = False
 
     def show(self) -> None:
         """End the frame: present it (see the module), then start the next one."""
         presenter = self._presenter
         presenter.check_budget()
+        presenter.check_stopped(self._stopped)
         rgb = self._begin().to_rgb8() if presenter.needs_rgb() else None
         presenter.present(rgb)
         self._poll()
@@ -230,15 +235,14 @@ class Window:
     def _poll(self) -> None:
         for e in self._sink.events():
             self._feed(e)
-        if getattr(self._sink, "stopped", False):
-            self._running = False
 
     def _feed(self, e: Event) -> None:
         self._cursor = (float(e.pos[0]), float(e.pos[1]))
         if e.type is frames.MOTION:
             return
+        if e.type is frames.PRESS and e.key in (frames.EXIT, frames.ESCAPE):
+            self._stopped, self._running = True, False
         if e.key == frames.EXIT:
-            self._running = False
             return
         if e.type is frames.PRESS:
             self._pressed.add(e.key)
