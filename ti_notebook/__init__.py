@@ -34,6 +34,7 @@ from ti_notebook import tools as tools
 from ti_notebook.compiler.progress import listen as watch_compiles
 from ti_notebook.lang import bandwidth as _bandwidth
 from ti_notebook.lang import cache as _cache
+from ti_notebook.lang import field_loops as _field_loops  # noqa: F401  (fields' compiled loops)
 from ti_notebook.lang import matrix_types as _matrix_types
 from ti_notebook.lang import session as _session
 from ti_notebook.lang.ad_tape import Tape, ad

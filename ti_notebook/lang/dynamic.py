@@ -213,12 +213,3 @@ def grow_to(layout, level, memory, index: tuple[int, ...]) -> None:
     counts = lengths(level, memory)
     slot = tuple(i for a, i in enumerate(index) if a != level.axes[0])
     counts[slot] = max(int(counts[slot]), index[level.axes[0]] + 1)
-
-
-def active_mask(layout, level, memory) -> np.ndarray:
-    """Field-shaped bools: element ``j`` of its list is below the list's length."""
-    counts = lengths(level, memory)
-    axis = level.axes[0]
-    return np.arange(layout.shape[axis]).reshape(
-        [-1 if a == axis else 1 for a in range(len(layout.shape))]
-    ) < np.expand_dims(counts, axis)

@@ -27,7 +27,7 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import autodiff, exact_numbers, field_text, types
+from ti_notebook.lang import autodiff, exact_numbers, field_text, loop_registry, types
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
 from ti_notebook.lang.assigned_names import assigned_name
@@ -238,33 +238,24 @@ class Field:
         sparse.activate_path(self, index)
         self._element(index)[()] = value
 
-    def _flat_view(self) -> np.ndarray:
-        memory = self._tree.memory
-        count = memory.nbytes // self.dtype.size
-        return memory.view(self.dtype.np_dtype, 0, (count,), (self.dtype.size,))
-
     def fill(self, value) -> None:
         self._materialize()
         value = exact_numbers.scalar(value, self.dtype, self.label)
-        if self._memory.device is not None:
-            before_host_access(self._memory, write=True)
         if self._view is not None:
+            if self._memory.device is not None:
+                before_host_access(self._memory, write=True)
             self._view[...] = value
             return
-        addresses = self._layout.addresses()
-        if self._layout.is_sparse:  # Taichi writes active cells only, activating none
-            from ti_notebook.lang import sparse
-
-            addresses = addresses[sparse.active_elements(self)]
-        self._flat_view()[addresses // self.dtype.size] = value
+        # Taichi's rule: the active cells only, activating none
+        loop_registry.loops().fill((self,), [value])
 
     def to_numpy(self, dtype=None) -> np.ndarray:
         self._materialize()
-        if self._memory.device is not None:
-            before_host_access(self._memory, write=False)
         if self._view is not None:
+            if self._memory.device is not None:
+                before_host_access(self._memory, write=False)
             return host_copy.copy_out(self._view, dtype, _config.current().num_threads)
-        values = self._flat_view()[self._layout.addresses() // self.dtype.size]
+        values = loop_registry.loops().to_numpy((self,)).reshape(self.shape)  # inactive: 0
         return values.astype(dtype) if dtype is not None else values
 
     def from_numpy(self, array) -> None:
@@ -275,18 +266,27 @@ class Field:
                 f"from_numpy: array of shape {array.shape} does not match field "
                 f"'{self.name}' of shape {self.shape}"
             )
-        if self._memory.device is not None:
-            before_host_access(self._memory, write=True)
         if self._view is not None:
+            if self._memory.device is not None:
+                before_host_access(self._memory, write=True)
             host_copy.copy_into(self._view, array, _config.current().num_threads)
             return
-        addresses = self._layout.addresses()
-        if self._layout.is_sparse:  # as fill(): active cells only
-            from ti_notebook.lang import sparse
+        # as fill(): active cells only
+        loop_registry.loops().from_numpy((self,), array[..., None])
 
-            active = sparse.active_elements(self)
-            addresses, array = addresses[active], array[active]
-        self._flat_view()[addresses // self.dtype.size] = array
+    def copy_from(self, other: Field) -> None:
+        """``self[I] = other[I]`` for every index, as Taichi's: the fields' shapes must
+        match; every cell of a sparse ``self`` becomes active (an inactive cell of
+        ``other`` reads 0).
+
+        >>> import ti_notebook as ti
+        >>> a, b = ti.field(ti.i32, shape=3), ti.field(ti.i32, shape=3)
+        >>> a.from_numpy(np.array([1, 2, 3], dtype=np.int32))
+        >>> b.copy_from(a)
+        >>> b.to_numpy().tolist()
+        [1, 2, 3]
+        """
+        loop_registry.loops().copy_from(self, other)
 
     def __repr__(self) -> str:
         return field_text.field_repr(self)

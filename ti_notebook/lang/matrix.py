@@ -35,7 +35,15 @@ import sys
 import numpy as np
 
 from ti_notebook.errors import TiIndexError, TiOverflowError, TiTypeError, TiValueError
-from ti_notebook.lang import autodiff, element_views, exact_numbers, field_text, ndarray, types
+from ti_notebook.lang import (
+    autodiff,
+    element_views,
+    exact_numbers,
+    field_text,
+    loop_registry,
+    ndarray,
+    types,
+)
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import matrix_dtypes as dtypes
 from ti_notebook.lang.element_type import component_count
@@ -345,9 +353,10 @@ class MatrixField:
         view = self._device_synced_view(write=False)
         if view is not None:  # one strided copy (element_views.py)
             return host_copy.copy_out(view, dtype, _config.current().num_threads)
-        parts = [c.to_numpy(dtype) for c in self.components]
-        stacked = np.stack(parts, axis=-1)
-        return stacked.reshape(self.shape + self.element_shape)
+        # sparse or split layouts: one compiled loop, zeros for inactive cells
+        values = loop_registry.loops().to_numpy(tuple(self.components))
+        values = values.reshape(self.shape + self.element_shape)
+        return values.astype(dtype) if dtype is not None else values
 
     def from_numpy(self, array) -> None:
         array = exact_numbers.as_array(array, self.dtype, self.label)
@@ -361,9 +370,20 @@ class MatrixField:
         if view is not None:
             host_copy.copy_into(view, array, _config.current().num_threads)
             return
-        flat = array.reshape(self.shape + (-1,))
-        for k, component in enumerate(self.components):
-            component.from_numpy(flat[..., k])
+        loop_registry.loops().from_numpy(tuple(self.components), array.reshape(self.shape + (-1,)))
+
+    def copy_from(self, other: MatrixField) -> None:
+        """``self[I] = other[I]`` for every index, as Taichi's (see ``Field.copy_from``):
+        shapes and element shapes must match.
+
+        >>> import ti_notebook as ti
+        >>> a, b = ti.Vector.field(2, ti.f32, shape=2), ti.Vector.field(2, ti.f32, shape=2)
+        >>> a.fill([1.0, 2.0])
+        >>> b.copy_from(a)
+        >>> b.to_numpy().tolist()
+        [[1.0, 2.0], [1.0, 2.0]]
+        """
+        loop_registry.loops().copy_from(self, other)
 
     def _device_synced_view(self, write: bool):
         """All components as one view, after the device copy (if any) is brought back."""
@@ -374,7 +394,13 @@ class MatrixField:
         return view
 
     def fill(self, value) -> None:
-        for component, item in zip(self.components, self._element_values(value), strict=True):
+        items = self._element_values(value)
+        first = self.components[0]
+        first._materialize()
+        if first._view is None:  # sparse or split: one compiled loop for all components
+            loop_registry.loops().fill(tuple(self.components), items)
+            return
+        for component, item in zip(self.components, items, strict=True):
             component.fill(item)
 
     def _element_values(self, value) -> list:

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ti_notebook.errors import TiIndexError, TiTypeError
-from ti_notebook.lang import dynamic
+from ti_notebook.lang import dynamic, loop_registry
 from ti_notebook.runtime.memory import before_host_access
 
 
@@ -66,30 +66,19 @@ def _bits(memory, level) -> np.ndarray:
 
 
 def active_elements(field) -> np.ndarray:
-    """Field-shaped bool array: True where every sparse cell on the path is active."""
-    return _active(field._layout, field._tree.memory)
-
-
-def _active(layout, memory) -> np.ndarray:
-    active = np.ones(layout.shape, dtype=bool)
-    grids = np.indices(layout.shape, dtype=np.int64)
-    for level in layout.levels:
-        if level.has_bits:
-            divisors = layout.cell_divisors(level)
-            cell = tuple(grids[a] // divisor for a, divisor in enumerate(divisors))
-            active &= _bits(memory, level)[cell]
-        elif level.is_dynamic:
-            active &= dynamic.active_mask(layout, level, memory)
-    return active
+    """Field-shaped bool array: True where every sparse cell on the path is active (a
+    compiled struct-for over the field marks the cells it visits)."""
+    return loop_registry.loops().active_mask(field)
 
 
 def active_cells(node) -> list[int]:
     """Row-major numbers of the active cells of a sparse node."""
     layout = node.layout()
+    if layout.levels[-1].is_dynamic:  # a list's cells are its fields' elements
+        placed = [child.field for child in node.children if child.kind == "place"]
+        return np.flatnonzero(active_elements(placed[0])).tolist() if placed else []
     memory = node.builder.tree.memory
     before_host_access(memory, write=False)  # a CUDA kernel may have changed the bits
-    if layout.levels[-1].is_dynamic:
-        return np.flatnonzero(_active(layout, memory)).tolist()
     return np.flatnonzero(_bits(memory, layout.levels[-1])).tolist()
 
 
@@ -206,20 +195,16 @@ def _deactivate_all_cells(node) -> None:
     layout = node.layout()
     level = layout.levels[-1]
     memory = node.builder.tree.memory
+    if level.has_bits and node.parent().kind != "root":
+        # Inactive cells already hold zeros: a compiled loop over the active ones
+        # deactivates each (zeroing it and clearing the sparse cells inside it).
+        loop_registry.loops().deactivate_cells(node)
+        return
     before_host_access(memory, write=True)
     if node.parent().kind == "root":
         # All of the node's cells are one range: zeroing it returns the pages.
         memory.zero(level.offset, level.num_cells * level.cell_size)
-    elif level.is_dynamic:
-        dynamic.clear_lists(layout, level, memory)
     else:
-        # Inactive cells already hold zeros: clear the active ones only.
-        starts = layout.addresses()[_bits(memory, level)]
-        if level.cell_size <= 64:
-            span = starts[:, None] + np.arange(level.cell_size)
-            memory.buffer[span.ravel()] = 0
-        else:
-            for start in starts.tolist():
-                memory.zero(start, level.cell_size)
+        dynamic.clear_lists(layout, level, memory)
     for sparse in node.sparse_subtree():
         memory.zero(*sparse.level_plan.activity_span)
