@@ -10,7 +10,7 @@ STAMP = $(VENV)/.installed
 # JupyterLab refuses to start as root unless told; root is usual in containers and CI.
 LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab test test-sim lint format bench compat clean screenshot
+.PHONY: setup lab test test-sim lint format bench compat gpu-check clean screenshot
 
 setup: $(STAMP)
 
@@ -81,6 +81,15 @@ bench: setup $(VENV)/.installed-bench
 # takes a while (COMPAT_ARGS, e.g. "--only mpm --frames 3", narrows it down).
 compat: setup $(VENV)/.installed-bench
 	$(PYTHON) -m benchmarks.compat $(COMPAT_ARGS)
+
+# On a machine with an NVIDIA GPU, at most 8 minutes: the `cuda` test tier, then
+# benchmarks/gpu.py beside Taichi's CUDA backend; one report, benchmarks/gpu_report.md
+# (a copy under $OUT when set). Without a GPU the same steps run on the fake device
+# (the SIMT emulator), small and quick, and the report says so. An existing .venv is
+# used as it is: a GPU machine may have no network for setup to reinstall from.
+GPU_CHECK_ARGS ?=
+gpu-check: $(if $(wildcard $(STAMP)),,setup)
+	$(PYTHON) benchmarks/gpu_check.py $(GPU_CHECK_ARGS)
 
 # Leaves .venv alone (others may be using it); `rm -rf .venv` for a full reset.
 clean:
