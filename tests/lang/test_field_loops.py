@@ -313,3 +313,20 @@ def test_the_loops_stay_out_of_the_profile_and_the_tape():
     query = ti.profiler.query_kernel_profiler_info
     assert query("total").counter == 1
     assert query("_fill").counter == 0 and query("_read").counter == 0
+
+
+def test_struct_fields_copy_member_by_member():
+    particle = ti.types.struct(mass=ti.f32, vel=ti.types.vector(2, ti.f32))
+    s = particle.field()
+    blocks = pointer(s)
+    t = particle.field(shape=SHAPE)
+    t.mass.from_numpy(np.full(SHAPE, 2.0, np.float32))
+    t.vel.fill([1.0, -1.0])
+    s[3, 3].mass = 5.0
+    s.fill(0.5)  # the active block only
+    assert s.mass.to_numpy().sum() == 2.0 and s.vel.to_numpy()[2, 2].tolist() == [0.5, 0.5]
+    s.copy_from(t)  # every element, as Taichi's
+    assert (s.mass.to_numpy() == 2.0).all() and (s.vel.to_numpy()[..., 1] == -1.0).all()
+    assert sparse.active_elements(s.mass).all()
+    blocks[0][0].deactivate_all()
+    assert not s.to_numpy()["mass"].any()

@@ -166,7 +166,9 @@ class StructField:
     def copy_from(self, other: StructField) -> None:
         if not isinstance(other, StructField) or other.keys != self.keys:
             raise TiTypeError(f"copy_from: {self.label} needs a struct field of the same members")
-        self.from_numpy(other.to_numpy())
+        # member by member, as Taichi: every element is copied (a sparse one activated)
+        for key, member in self._members.items():
+            member.copy_from(other._members[key])
 
     def __getitem__(self, key) -> StructElement:
         first = self.components[0]
