@@ -89,7 +89,7 @@ compat: setup $(VENV)/.installed-bench
 # used as it is: a GPU machine may have no network for setup to reinstall from.
 GPU_CHECK_ARGS ?=
 gpu-check: $(if $(wildcard $(STAMP)),,setup)
-	$(PYTHON) benchmarks/gpu_check.py $(GPU_CHECK_ARGS)
+	$(PYTHON) -m benchmarks.gpu_check $(GPU_CHECK_ARGS)
 
 # Leaves .venv alone (others may be using it); `rm -rf .venv` for a full reset.
 clean:

@@ -1,11 +1,13 @@
-"""``make gpu-check``: the CUDA test tier and the GPU figures, in one report, on a budget.
+"""``make gpu-check`` (``python -m benchmarks.gpu_check``): the CUDA test tier and the
+GPU figures, in one report, on a budget.
 
 On a machine with an NVIDIA GPU, within ``--budget`` seconds (480 by default):
 
 1. the device: name, compute capability, driver, memory bandwidth (``gpu_device.py``);
 2. the ``cuda`` test tier: ``pytest tests/cuda tests/cuda_sim -m cuda`` (the device
    tests and the emulator tier's test bodies on the GPU), each failure with its log;
-3. ``benchmarks/gpu.py``: every row beside Taichi 1.7.4's CUDA backend, and the goals;
+3. ``benchmarks/gpu.py`` (``bench.py``): every row beside Taichi 1.7.4's CUDA backend,
+   and the goals;
 
 then one markdown report (``benchmarks/gpu_report.md``, or ``--out DIR``; a copy, with
 the raw results and the test log, under ``$OUT`` when that is set). Each step has a
@@ -18,8 +20,8 @@ device tests skip with the driver's reason, a slice of the emulator tier runs th
 the fake device, and the benchmark rows run small and are checked, not timed. The
 report says so at its top: no figure in it is a GPU figure.
 
-    python benchmarks/gpu_check.py                 # what `make gpu-check` runs
-    python benchmarks/gpu_check.py --fake --out /tmp/check --budget 60
+    python -m benchmarks.gpu_check                 # what `make gpu-check` runs
+    python -m benchmarks.gpu_check --fake --out /tmp/check --budget 60
 """
 
 from __future__ import annotations
@@ -37,12 +39,12 @@ import xml.etree.ElementTree as ElementTree
 from datetime import UTC, datetime
 from pathlib import Path
 
-import gpu
-import gpu_device
-import gpu_report
+from benchmarks.gpu_check import bench
+from benchmarks.gpu_check import device as gpu_device
+from benchmarks.gpu_check import report as gpu_report
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "benchmarks"  # the report's default folder
 REPORT = "gpu_report.md"
 GPU_BUDGET_S, FAKE_BUDGET_S = 480.0, 90.0
 REPORT_RESERVE_S = 5.0  # kept back for writing the report
@@ -180,7 +182,7 @@ def run_benchmarks(fake: bool, budget: Budget, groups: list[str]) -> tuple[Step,
         return step, section + ["Not run: the time budget was spent.", ""], {}
     started = time.monotonic()
     try:
-        results = gpu.collect(list(gpu.PEERS), groups, fake, budget.left())
+        results = bench.collect(list(bench.PEERS), groups, fake, budget.left())
     except Exception as error:  # the orchestration itself; rows are guarded in the children
         step.status, step.note = "error", f"{type(error).__name__}: {error}"
         return step, section + [f"The benchmark step failed: {step.note}", ""], {}
@@ -201,23 +203,32 @@ def header(info: gpu_device.DeviceInfo, budget: Budget) -> list[str]:
         top += "kernels run on the SIMT emulator), at small sizes."
     else:
         top = f"**GPU: {info.name} ({info.compute_capability}).**"
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    commit = _git("rev-parse", "--short", "HEAD") or "?"
+    if _git("status", "--porcelain", "--untracked-files=no"):
+        commit += " with local changes"
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return [
         "# GPU check",
         "",
         top,
         "",
-        f"- run: {when}, commit {commit or '?'}, budget {budget.seconds:.0f} s",
-        "- command: `make gpu-check` (`python benchmarks/gpu_check.py`)",
+        f"- run: {when}, commit {commit}, budget {budget.seconds:.0f} s",
+        "- command: `make gpu-check` (`python -m benchmarks.gpu_check`)",
         "",
         "## Device",
         "",
         *info.lines(),
         "",
     ]
+
+
+def _git(*args: str) -> str:
+    """``git args``' output in the repository, or "" (no git, not a checkout)."""
+    try:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    except OSError:
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def steps_table(steps: list[Step]) -> list[str]:
@@ -271,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fake", action="store_true", help="the fake device even with a GPU")
     parser.add_argument("--budget", type=float, help="seconds in all (480 on a GPU, 90 fake)")
     parser.add_argument("--out", type=Path, default=HERE, help="the report's folder")
-    parser.add_argument("--groups", default=",".join(gpu.workloads.GROUPS))
+    parser.add_argument("--groups", default=",".join(bench.workloads.GROUPS))
     args = parser.parse_args(argv)
     return check(args.fake, args.budget, args.out, [g for g in args.groups.split(",") if g])
 

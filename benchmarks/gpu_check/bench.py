@@ -1,24 +1,12 @@
-"""GPU figures (not a test): ti_notebook beside Taichi 1.7.4's CUDA backend.
+"""The GPU figures: ``benchmarks/gpu.py``'s rows, one subprocess per peer (``gpu.py``'s
+docstring says what they are and how they are timed).
 
-The rows (``gpu_workloads.py``): an 8M f32 sum (as a share of the device's memory
-bandwidth, from its attributes), saxpy, a 2-D 5-point stencil, the MPM P2G
-``block_dim`` table, launch latency, and the seeds' block-local-storage stencil with and
-without ``ti.block_local``. Each peer runs in its own subprocess (``ti.init(arch=ti.cuda)``
-there), so the two runtimes never share a process; both time by ti_notebook's one
-protocol (``ti_notebook/measure/protocol.py``, loaded by path in the Taichi process, so it
-loads no second compiler): first call apart and checked against NumPy, then the median
-of interleaved samples with a sync. Each row is also timed on the device by CUDA events
-(the kernel profiler, in a second session). A failing row is recorded with its traceback
-and the others go on; a peer process that dies is restarted for the groups it had left.
+The parent (:func:`collect`) runs ``python -m benchmarks.gpu_check.bench --peer P --child``
+for ti_notebook and for Taichi, reads the JSON lines each prints (one per row and phase),
+and starts a fresh child for the groups left when one dies or saw a failure (a CUDA
+error can leave a context unusable). A child runs each group in a session of its own.
 
-Without a GPU (or with ``--fake``) ti_notebook runs on the fake device (the device
-backend on a stand-in driver whose kernels run on the SIMT emulator,
-``tests/cuda/fake_device.py``) and Taichi where its CUDA request falls back, at small
-sizes: that checks every kernel and the whole pipeline, and gives no GPU figures.
-
-    python benchmarks/gpu.py                        # both peers, markdown to stdout
-    python benchmarks/gpu.py --fake --groups sum,bls --json /tmp/gpu.json
-    python benchmarks/gpu.py --peer taichi --child  # one peer, JSON lines (what the parent reads)
+    python -m benchmarks.gpu_check.bench --peer taichi --child --fake --groups sum
 """
 
 from __future__ import annotations
@@ -34,13 +22,13 @@ import time
 import traceback
 from pathlib import Path
 
-import gpu_device
-import gpu_report
-import gpu_workloads as workloads
-from workloads.measure import one_line, protocol
+from benchmarks.gpu_check import device as gpu_device
+from benchmarks.gpu_check import report as gpu_report
+from benchmarks.gpu_check import workloads
+from benchmarks.workloads.measure import one_line, protocol
 
-HERE = Path(__file__).resolve().parent
-FAKE_DEVICE = HERE.parent / "tests" / "cuda" / "fake_device.py"
+ROOT = Path(__file__).resolve().parents[2]
+FAKE_DEVICE = ROOT / "tests" / "cuda" / "fake_device.py"
 MARK = "@@"  # prefix of the JSON lines a child prints; Taichi's banner goes to stdout too
 PEERS = ("ti_notebook", "taichi")
 GPU_ROUNDS, FAKE_ROUNDS = 15, 1
@@ -193,10 +181,12 @@ def child(peer: str, groups: list[str], fake: bool) -> int:
 # -- parent side: one child per peer, restarted after a crash ------------------------------
 def spawn(peer: str, groups: list[str], fake: bool, timeout_s: float) -> tuple[list, int, str]:
     """(records, exit code, stderr tail) of one child; -1 when it ran out of time."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--peer", peer, "--child"]
+    cmd = [sys.executable, "-m", "benchmarks.gpu_check.bench", "--peer", peer, "--child"]
     cmd += ["--groups", ",".join(groups)] + (["--fake"] if fake else [])
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=max(timeout_s, 1))
+        done = subprocess.run(
+            cmd, cwd=ROOT, capture_output=True, text=True, timeout=max(timeout_s, 1)
+        )
         out, err, code = done.stdout, done.stderr, done.returncode
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""

@@ -1,10 +1,12 @@
-"""``make gpu-check`` (``benchmarks/gpu_check.py``) keeps working before a GPU arrives:
+"""``make gpu-check`` (``python -m benchmarks.gpu_check``) keeps working before a GPU arrives:
 run against the fake device in a subprocess, its report has every section, says it is
 the fake device, and holds no failure and no GPU figure. A one-second budget skips every
 step and still writes the whole report."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import json
 import os
 import re
@@ -14,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.gpu_check import report as gpu_report
+
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "gpu_check.py"
 SECTIONS = ["# GPU check", "## Device", "## Steps", "## Tests", "## Benchmarks"]
 
 pytestmark = pytest.mark.cuda_sim
@@ -25,7 +28,7 @@ def run_check(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, 
     env = {k: v for k, v in os.environ.items() if k not in ("TI_ARCH", "TI_CUDA_SIM")}
     env["OUT"] = str(tmp_path / "remote")  # as a remote run: a copy comes back there
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--fake", "--out", str(tmp_path), *args],
+        [sys.executable, "-m", "benchmarks.gpu_check", "--fake", "--out", str(tmp_path), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -81,3 +84,52 @@ def test_a_spent_budget_skips_every_step_and_still_reports(tmp_path):
     }
     assert report.count("Not run: the time budget was spent.") == 2
     assert re.search(r"Total: \d+ s of a 1 s budget\.", report)
+
+
+@pytest.mark.parametrize("name", ["report", "device", "workloads", "__main__"])
+def test_docstring_examples(name):
+    module = importlib.import_module(f"benchmarks.gpu_check.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0, name
+
+
+def gpu_results(sum_gbps: float, ours_ms: float) -> dict:
+    """Results as gpu.py gives them on a GPU: one good row, one failed, a 3,000 GB/s peak."""
+
+    def figure(ms):
+        return {"median_ms": ms, "q1_ms": ms * 0.9, "q3_ms": ms * 1.1, "runs": 15}
+
+    def peer(arch, sum_ms, sum_device):
+        return {
+            "meta": {"arch": arch},
+            "notes": [],
+            "rows": {
+                "sum": {"title": "sum", "figure": figure(sum_ms), "device": sum_device},
+                "p2g_32": {"title": "p2g", "figure": figure(1.0)},
+            },
+        }
+
+    ours = peer("cuda", ours_ms, {"device_ms": 0.01, "gbps_device": sum_gbps})
+    ours["rows"]["p2g_32"] = {"title": "p2g", "error": "WrongResult: x", "traceback": "TB"}
+    return {
+        "mode": "gpu",
+        "device": {"peak_gbps": 3000.0},
+        "order": ["sum", "p2g_32"],
+        "peers": {"ti_notebook": ours, "taichi": peer("cuda", 0.02, {"device_ms": 0.012})},
+    }
+
+
+def test_gpu_report_states_figures_goals_and_failures():
+
+    text = "\n".join(gpu_report.bench_markdown(gpu_results(2700.0, 0.015)))
+    assert (
+        "| sum | 0.015 (0.0135-0.0165) | 0.02 (0.018-0.022) | 0.75 | 0.01 | 0.012 | 2700 |" in text
+    )
+    assert "| p2g | FAILED (see Failures) | 1 (0.9-1.1) | - | - | - | - |" in text
+    assert "2700 GB/s on the device = 90% of 3000 GB/s (goal >= 80%): met" in text
+    # p2g has no figure of ours: the "every row at or below Taichi" goal is not met
+    assert "1 of 2 (1 with both figures): NOT met" in text
+    assert "#### ti_notebook / p2g_32 (wall-clock run): WrongResult: x\n\n```\nTB\n```" in text
+    slow = "\n".join(gpu_report.bench_markdown(gpu_results(2000.0, 0.03)))
+    assert "= 67% of 3000 GB/s (goal >= 80%): NOT met" in slow
+    assert "slower than Taichi: sum (1.50x)" in slow
