@@ -160,7 +160,7 @@ class Presenter:
     def needs_rgb(self, file: object = None) -> bool:
         """Whether the next frame will be seen (view, recording, file, or kept as the last)."""
         recording = self.recorder is not None and self.recorder.wants()
-        return bool(self.live or recording or file or self._frame_is_last())
+        return bool(self.live or recording or file or self._keeps_last())
 
     def present(self, rgb: np.ndarray | None, file: str | os.PathLike | None = None) -> None:
         """Count one frame and send ``rgb`` (``(h, w, 3)`` uint8, row 0 on top) where it goes.
@@ -183,11 +183,15 @@ class Presenter:
         if self._frame_is_last(shown=True):
             self.emit_outputs()
 
+    def _keeps_last(self) -> bool:
+        # in a notebook the output shows the frame the loop ends on, and a loop may end
+        # before the budget (a for loop, break, close()): keep each frame in turn. Plain
+        # Python shows none: only the budget's last frame is kept there, for last_frame
+        return (not self.live and output.in_kernel()) or self._frame_is_last()
+
     def _frame_is_last(self, shown: bool = False) -> bool:
-        # headless without a budget never knows its last frame: in a notebook keep each
-        # one in turn (plain Python shows none, so converting would be wasted)
         if self.max_frames is None:
-            return not self.live and output.in_kernel()
+            return False
         return self.frame + (0 if shown else 1) >= self.max_frames
 
     def _wait_for_fps(self) -> None:
