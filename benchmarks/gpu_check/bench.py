@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import faulthandler
 import importlib
 import importlib.util
 import json
@@ -34,6 +35,7 @@ PEERS = ("ti_notebook", "taichi")
 GPU_ROUNDS, FAKE_ROUNDS = 15, 1
 GPU_MIN_SAMPLE_S = 2e-3  # back-to-back launches per sample, well above launch jitter
 DEVICE_CALLS = {False: 20, True: 2}  # event-timed calls per row: GPU, fake
+GROUP_TIMEOUT_S = {False: 100, True: 120}  # one group in a child: GPU, fake (loaded CPUs)
 FAILED_EXIT = 3  # a child that saw a failure stops after its group: a fresh process goes on
 
 
@@ -171,7 +173,11 @@ def child(peer: str, groups: list[str], fake: bool) -> int:
     emit({"meta": {"peer": peer, "version": str(version)}})
     sizes = workloads.FAKE_SIZES if fake else workloads.GPU_SIZES
     for k, group in enumerate(groups):
+        # a kernel that never ends (a barrier deadlock) costs this group, not the budget:
+        # every thread's traceback, then exit; the parent goes on with the next group
+        faulthandler.dump_traceback_later(GROUP_TIMEOUT_S[fake], exit=True)
         failed = run_group(ti, peer, group, sizes, fake)
+        faulthandler.cancel_dump_traceback_later()
         emit({"group_done": group})
         if failed and k + 1 < len(groups):
             return FAILED_EXIT
@@ -213,14 +219,21 @@ def collect_peer(peer: str, groups: list[str], fake: bool, deadline: float) -> d
             _merge(result, record)
             if "group_done" in record:
                 remaining.remove(record["group_done"])
-        if remaining and code != FAILED_EXIT:  # it died inside remaining[0]
-            group = remaining.pop(0)
-            why = f"process ended (exit {code}) during this group"
+        if not remaining or code == FAILED_EXIT:
+            continue
+        # it died inside remaining[0], or before its first group (then in all of them:
+        # an import that fails would fail again)
+        lost = remaining if not records else remaining[:1]
+        why = f"process ended (exit {code}) during this group"
+        if not records:
+            why = f"process ended (exit {code}) before its first row"
+        for group in lost:
             result["notes"].append(f"{group}: {why}")
             for key in workloads.row_keys(group):
                 entry = result["rows"].setdefault(key, {})
                 if "figure" not in entry and "error" not in entry:
                     entry.update(error=why, traceback=err)
+        remaining = remaining[len(lost) :]
     return result
 
 

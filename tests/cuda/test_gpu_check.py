@@ -133,3 +133,17 @@ def test_gpu_report_states_figures_goals_and_failures():
     slow = "\n".join(gpu_report.bench_markdown(gpu_results(2000.0, 0.03)))
     assert "= 67% of 3000 GB/s (goal >= 80%): NOT met" in slow
     assert "slower than Taichi: sum (1.50x)" in slow
+
+
+def test_a_peer_process_that_dies_leaves_its_rows_failed_with_the_reason():
+    import time
+
+    from benchmarks.gpu_check import bench
+
+    # a peer its child cannot start: the child exits before any row, once, not per group
+    result = bench.collect_peer("no_such_peer", ["sum", "launch"], True, time.monotonic() + 60)
+    assert sorted(result["rows"]) == ["launch", "launch_sync", "sum"]
+    for entry in result["rows"].values():
+        assert entry["error"] == "process ended (exit 2) before its first row"
+        assert "invalid choice: 'no_such_peer'" in entry["traceback"]
+    assert len(result["notes"]) == 2
