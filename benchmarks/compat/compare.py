@@ -25,6 +25,7 @@ An array only one run has is a mismatch with its name.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping
@@ -49,6 +50,7 @@ class Tolerance:
     atol: float = settings.DEFAULT_ATOL
     stat_tol: float = settings.DEFAULT_STAT_TOL
     outliers: float = 0.0  # fraction of elements allowed off in "exact" mode
+    field_atol: tuple[tuple[str, float], ...] = ()  # (field name, atol): its own atol
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ def tolerance_for(name: str, source: str) -> Tolerance:
         atol=setting.atol if setting.atol is not None else settings.DEFAULT_ATOL,
         stat_tol=setting.stat_tol if setting.stat_tol is not None else settings.DEFAULT_STAT_TOL,
         outliers=setting.outliers,
+        field_atol=setting.field_atol,
     )
 
 
@@ -140,6 +143,9 @@ def compare_one(key: str, a: np.ndarray, b: np.ndarray, tol: Tolerance) -> str |
             return None
         return f"{label} differs: {a.ravel()[:3]!r}... vs {b.ravel()[:3]!r}..."
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    own = dict(tol.field_atol).get(key.partition("/")[2])
+    if own is not None:
+        tol = dataclasses.replace(tol, atol=own)
     if tol.mode == "stat":
         return _statistical(label, a64, b64, tol)
     return _exact(label, a64, b64, tol)

@@ -6,9 +6,9 @@ includes compiling, so it has its own column); ``ratio`` is ti_notebook / Taichi
 
 >>> from benchmarks.compat.runner import Row
 >>> rows = [Row("a", "pass"), Row("b", "fail", "timeout after 300 s"),
-...         Row("c", "skip", "autodiff: needs_grad=True (line 4)", "autodiff")]
+...         Row("c", "skip", "needs cv2 (opencv-python): not installed", "optional dependency")]
 >>> summary_line(rows)
-'1 of 3 examples pass (1 skipped: 1 autodiff)'
+'1 of 3 examples pass (1 skipped: 1 optional dependency)'
 >>> millis(0.0123)
 '12.3'
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 from benchmarks.compat import settings
 from benchmarks.compat.runner import CANDIDATE, REFERENCE, REPO_ROOT, Row
 
-SKIP_ORDER = ("autodiff", "sparse solver", "optional dependency", "setting")
+SKIP_ORDER = ("sparse solver", "optional dependency", "setting")
 HEADER = (
     "| example | result | reason / note | picture | Taichi ms/frame | ti_notebook ms/frame "
     "| ratio | Taichi 1st frame s | ti_notebook 1st frame s |"
@@ -44,7 +44,7 @@ def _seconds(value: float | None) -> str:
 
 
 def summary_line(rows: list[Row]) -> str:
-    """``N of M examples pass (K skipped: a autodiff, b GGUI, ...)``."""
+    """``N of M examples pass (K skipped: a sparse solver, b optional dependency, ...)``."""
     passed = sum(row.passed for row in rows)
     skipped = Counter(row.category for row in rows if row.status == "skip")
     order = [c for c in SKIP_ORDER if c in skipped] + sorted(set(skipped) - set(SKIP_ORDER))

@@ -37,6 +37,9 @@ class Setting:
     mode: str | None = None  # one of MODES; None: "stat" when kernels draw random numbers
     rtol: float | None = None
     atol: float | None = None
+    # (field name, atol) for fields whose values are the rounding of larger terms that
+    # cancel, so that only an absolute tolerance of those terms' rounding means anything
+    field_atol: tuple[tuple[str, float], ...] = ()
     stat_tol: float | None = None
     # fraction of elements allowed outside rtol/atol in "exact" mode: a threshold (an
     # escape-time count, a particle crossing a cell) turns a last-bit difference into
@@ -46,6 +49,13 @@ class Setting:
     not_skipped: str | None = None  # why the source's skip rule does not apply
     note: str = ""  # shown in the table
 
+
+_FEM_PHI = (("phi", 4e-3),)
+_FEM_NOTE = (
+    "phi = mu/2 (tr FᵀF - 2) - mu log J + lam/2 log² J cancels in f32 (mu = 1.7e4, "
+    "tr ≈ 2: one rounding is 2e-3, |phi| ≤ 1e-4); each run's phi is that far from the "
+    "f64 value of its own F, and phi feeds nothing back"
+)
 
 SETTINGS: dict[str, Setting] = {
     "patterns": Setting(skip="helper module (taichi_logo), imported by other examples"),
@@ -85,6 +95,35 @@ SETTINGS: dict[str, Setting] = {
     "algorithm/mgpcg_advanced": Setting(
         rewrites=(("max_iters=400", "max_iters=40"),),
         note="40 solver iterations instead of 400",
+    ),
+    "simulation/fem99": Setting(field_atol=_FEM_PHI, note=_FEM_NOTE),
+    "simulation/fem128": Setting(field_atol=_FEM_PHI, note=_FEM_NOTE),
+    "ggui_examples/fem128_ggui": Setting(field_atol=_FEM_PHI, note=_FEM_NOTE),
+    "simulation/mpm_lagrangian_forces": Setting(
+        field_atol=(("C", 5e-3),),
+        note="C = 4 inv_dx Σ w g_v⊗dpos multiplies grid-velocity differences by 256, and "
+        "P2G's atomic adds sum in thread order: Taichi's own two runs differ by 1.5e-3 in C",
+    ),
+    "simulation/ad_gravity": Setting(
+        mode="exact",
+        rewrites=(
+            (
+                "x[i] = [ti.random(), ti.random()]",
+                "x[i] = [0.15 + 0.1 * i, 0.5 + 0.3 * ti.sin(2.0 * i)]",
+            ),
+        ),
+        note="starting positions fixed instead of drawn (the generators differ), so the "
+        "gradient's trajectories are compared exactly",
+    ),
+    "autodiff/diff_sph/diff_sph": Setting(
+        rewrites=(
+            (
+                "random_seed=5)",
+                "random_seed=5, check_out_of_bound=False)",
+            ),
+        ),
+        note="bounds checks off, as in Taichi's run: the first layer's output is 16 wide "
+        "and its loop writes 32 (Linear._forward, line 113)",
     ),
     "simulation/initial_value_problem": Setting(note="time.time_ns() replaced by a frame clock"),
     "algorithm/mciso_advanced": Setting(

@@ -11,8 +11,11 @@ emulator standing in for a GPU, with no bandwidth (no figure is a GPU figure the
     >>> info = describe(fake=True)
     >>> info.fake, info.peak_gbps
     (True, None)
-    >>> DeviceInfo(False, "X", "sm_90", peak_gbps=3352.3).lines()[0]
-    '- device: X (sm_90)'
+    >>> lines = DeviceInfo(False, "X", "sm_90", memory_clock_khz=2619000,
+    ...                    bus_width_bits=5120, peak_gbps=3352.3).lines()
+    >>> print(lines[0]); print(lines[-1])
+    - device: X (sm_90)
+    - memory bandwidth (attributes): 3352 GB/s = 2 x 2619 MHz x 5120 bit / 8
 """
 
 from __future__ import annotations
@@ -51,11 +54,13 @@ class DeviceInfo:
         out.append(f"- multiprocessors: {self.multiprocessors}, memory {gib:.1f} GiB")
         driver = self.driver_release or "unknown release (no nvidia-smi)"
         out.append(f"- driver: {driver}, CUDA {self.cuda_version or '?'} (driver API)")
-        if self.peak_gbps:
+        if self.peak_gbps and self.memory_clock_khz:
             out.append(
                 f"- memory bandwidth (attributes): {self.peak_gbps:.0f} GB/s = 2 x "
                 f"{self.memory_clock_khz / 1e3:.0f} MHz x {self.bus_width_bits} bit / 8"
             )
+        elif self.peak_gbps:
+            out.append(f"- memory bandwidth: {self.peak_gbps:.0f} GB/s, {self.reason}")
         else:
             out.append(f"- memory bandwidth: unknown ({self.reason or 'attributes not read'})")
         return out
@@ -72,6 +77,8 @@ def describe(fake: bool = False) -> DeviceInfo:
         return DeviceInfo(True, FAKE_NAME, reason=why)
     clock, width, problem = _memory_attributes()
     peak = 2 * clock * 1e3 * width / 8 / 1e9 if clock and width else None
+    if peak is None and (published := published_gbps(status.name)) is not None:
+        peak, problem = published, f"attributes not read ({problem}): published figure"
     version = status.driver_version
     return DeviceInfo(
         False,
@@ -86,6 +93,31 @@ def describe(fake: bool = False) -> DeviceInfo:
         peak,
         problem,
     )
+
+
+# Peak DRAM bandwidth NVIDIA publishes (GB/s), by name, most specific first: used only
+# when the device's attributes cannot be read (a driver that no longer reports them).
+PUBLISHED_GBPS = (
+    ("H100 PCIe", 2039.0),
+    ("H100 NVL", 3938.0),
+    ("H100", 3352.0),
+    ("H200", 4800.0),
+    ("A100-SXM4-80GB", 2039.0),
+    ("A100 80GB PCIe", 1935.0),
+    ("A100", 1555.0),
+)
+
+
+def published_gbps(name: str) -> float | None:
+    """NVIDIA's published bandwidth for a device named ``name``, or None.
+
+    >>> published_gbps("NVIDIA H100 80GB HBM3"), published_gbps("NVIDIA H100 PCIe")
+    (3352.0, 2039.0)
+    """
+    for key, gbps in PUBLISHED_GBPS:
+        if key in name:
+            return gbps
+    return None
 
 
 def _memory_attributes() -> tuple[int, int, str]:

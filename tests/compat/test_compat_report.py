@@ -26,7 +26,7 @@ ROWS = [
             "ti_notebook": timed("ti_notebook", 0.003, 0.4, pictures=[PICTURE]),
         },
     ),
-    Row("simulation/fem99", "skip", "autodiff: needs_grad=True (line 17)", "autodiff"),
+    Row("x/needs_cv2", "skip", "needs cv2 (opencv-python): not installed", "optional dependency"),
     Row(
         "ggui_examples/mpm3d_ggui",
         "fail",
@@ -44,7 +44,7 @@ ROWS = [
 
 def test_the_summary_counts_passes_and_skips_by_category():
     assert report.summary_line(ROWS) == (
-        "1 of 7 examples pass (2 skipped: 1 autodiff, 1 sparse solver)"
+        "1 of 7 examples pass (2 skipped: 1 sparse solver, 1 optional dependency)"
     )
     assert report.summary_line([Row("a", "fail")]) == "0 of 1 examples pass (0 skipped)"
 
@@ -87,7 +87,7 @@ def test_the_markdown_says_how_it_was_made():
     assert text.startswith("# Taichi's examples with ti_notebook\n")
     assert "Made by `python -m benchmarks.compat --only mpm` on " in text
     assert "Taichi " in text and "NumPy " in text and "cores" in text
-    assert "**1 of 7 examples pass (2 skipped: 1 autodiff, 1 sparse solver).**" in text
+    assert "**1 of 7 examples pass (2 skipped: 1 sparse solver, 1 optional dependency).**" in text
     assert "TI_GUI_MAX_FRAMES" in text
     assert report.HEADER in text
     assert text.count("\n| ") == len(ROWS) + 1  # the header and one line per example

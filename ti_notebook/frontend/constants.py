@@ -20,13 +20,19 @@ read when the kernel compiles, as in Taichi; the offline cache fingerprints it
 
 from __future__ import annotations
 
+import numpy as np
+
 from ti_notebook.frontend.values import Vector
 from ti_notebook.lang import matrix_dtypes
 from ti_notebook.lang.matrix import Matrix
 
 
 def kernel_value(ctx, value):
-    """``value`` as the kernel sees it: a Python-scope matrix as constants, else itself."""
+    """``value`` as the kernel sees it: a Python-scope matrix as constants, a NumPy scalar
+    (``n = a.shape[0] * 2`` is an ``np.int64``) as the Python number it holds, as
+    Taichi takes both; anything else as itself."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return value.item()
     if not isinstance(value, Matrix):
         return value
     config = ctx.config

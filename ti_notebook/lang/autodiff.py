@@ -128,10 +128,12 @@ def _compound_view(field, kind: str):
     raise _missing(field, kind)
 
 
-def place_pending(node) -> None:
+def place_pending(node, lazy: str | None = None) -> None:
     """Places, beside its primal (in the same SNode), every gradient or dual field of a
     field placed under ``node`` that the program did not place itself: what finalising a
-    tree does, and ``ti.root.lazy_grad()`` asks for."""
+    tree does. ``lazy="grad"`` (``ti.root.lazy_grad()``; ``"dual"``: ``lazy_dual``)
+    also places the gradient of every float field there declared without
+    ``needs_grad``, as Taichi's does."""
     if node.kind == "place":
         node = node._parent
     stack = [node]
@@ -141,6 +143,9 @@ def place_pending(node) -> None:
             if child.kind != "place":
                 stack.append(child)
                 continue
+            primal = child.field
+            if lazy and primal.dtype.is_float and not getattr(primal, "is_adjoint", False):
+                _adjoint(primal, lazy).auto_place = True
             for kind in _KINDS:
                 adjoint = getattr(child.field, f"_{kind}", None)
                 if adjoint is not None and adjoint._snode is None and adjoint.auto_place:

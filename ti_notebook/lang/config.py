@@ -55,6 +55,10 @@ class Config:
     verbose: bool = True
     ad_stack_size: int = 32  # codegen: entries of a grad kernel's per-thread stacks
     cuda_sim: bool = False  # arch=cuda: run the CUDA code on the SIMT emulator (TI_CUDA_SIM=1)
+    # Taichi's pre-allocated device memory pool; fields here get their own allocations,
+    # so these are accepted (Taichi's programs pass them) and change nothing
+    device_memory_fraction: float = 0.0
+    device_memory_GB: float = 0.0
 
     def codegen_key(self) -> tuple:
         """The options that change generated code (the compiler's own key, plus the arch)."""
@@ -128,6 +132,8 @@ def resolve_arch(arch: str | None, cuda_sim: bool = False) -> str:
 
 def make_config(arch: str | None = None, **options) -> Config:
     """Builds a Config from ``ti.init`` keywords, rejecting unknown ones."""
+    if "check_out_of_bound" in options:  # Taichi's name for check_bounds
+        options.setdefault("check_bounds", options.pop("check_out_of_bound"))
     names = {f.name for f in dataclasses.fields(Config)}
     unknown = sorted(set(options) - names)
     if unknown:

@@ -40,7 +40,9 @@ _live_trees: weakref.WeakSet = weakref.WeakSet()
 
 
 def normalize_shape(shape) -> tuple[int, ...]:
-    if shape is None or shape == ():
+    # a NumPy integer is a shape too (``shape=n`` with ``n = a.size``); ``n == ()``
+    # would compare elementwise
+    if shape is None or (isinstance(shape, (tuple, list)) and len(shape) == 0):
         return ()
     return extents(shape, "field shape")
 
@@ -184,9 +186,9 @@ class Field:
 
     # -- Python-scope access -------------------------------------------------------------
     def _index(self, key) -> tuple[int, ...]:
-        if key is None or key == ():
+        if key is None:
             key = ()
-        elif not isinstance(key, tuple):
+        elif not isinstance(key, tuple):  # a NumPy integer too: never ``key == ()``
             key = (key,)
         shape = self.shape
         if len(key) != len(shape):

@@ -40,6 +40,17 @@ ij, ik, jk = (i, j), (i, k), (j, k)
 ijk, ijkl = (i, j, k), (i, j, k, l)
 
 
+def axes(*indices: int) -> tuple[Axis, ...]:
+    """The axes numbered ``indices``, as Taichi's ``ti.axes`` gives them (0 is ``ti.i``).
+
+    >>> axes(1, 2)
+    (j, k)
+    """
+    if not all(isinstance(n, int) and 0 <= n < 4 for n in indices):
+        raise TiValueError(f"ti.axes takes axis numbers 0 to 3 (ti.i to ti.l), got {indices!r}")
+    return tuple(Axis(n) for n in indices)
+
+
 def _axes_name(axes: tuple[int, ...]) -> str:
     return "ti." + "".join("ijkl"[a] for a in axes)
 
@@ -131,14 +142,19 @@ class SNode:
         return self
 
     def lazy_grad(self) -> None:
-        """Places the gradient fields of the fields under this node that are not placed
-        yet beside their primals (finalising the tree does it too)."""
+        """Places the gradient fields of the float fields under this node that are not
+        placed yet beside their primals, needs_grad or not (as Taichi's)."""
         from ti_notebook.lang import autodiff
 
         self.builder._check_open()
-        autodiff.place_pending(self)
+        autodiff.place_pending(self, lazy="grad")
 
-    lazy_dual = lazy_grad
+    def lazy_dual(self) -> None:
+        """As :meth:`lazy_grad`, for the dual fields of forward mode."""
+        from ti_notebook.lang import autodiff
+
+        self.builder._check_open()
+        autodiff.place_pending(self, lazy="dual")
 
     # -- queries -----------------------------------------------------------------------
     def parent(self, n: int = 1):
