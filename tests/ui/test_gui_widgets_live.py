@@ -126,3 +126,26 @@ def test_widgets_move_to_a_view_opened_later():
     assert panel_widgets(second) == [slider] and gravity.value == 7
     gui._presenter.live, gui._presenter.sink = False, HeadlessSink()
     assert gravity.value == 7  # the widget keeps the user's value
+
+
+def test_ggui_texts_show_what_this_frame_declared():
+    """``w.text(f"frame {i}")`` every frame is one label that changes, not one more
+    label a frame; a text the frame no longer declares is hidden."""
+    pytest.importorskip("jupyter_rfb")
+    from ti_notebook.ui.ggui.gui_panel import Gui
+    from ti_notebook.ui.live_view import LiveView
+
+    view = LiveView("t", 8, 8, show=False)
+    gui = Gui(view)
+    for frame in range(5):
+        with gui.sub_window("S", 0, 0, 0.3, 0.2) as w:
+            w.text(f"frame {frame}")
+            if frame < 2:
+                w.text("starting")
+            assert w.slider_float("g", 1.0, 0, 2) == 1.0
+        gui.end_frame()
+    texts = [x for x in panel_widgets(view) if not hasattr(x, "min")]
+    assert [(t.value, t.layout.display) for t in texts] == [
+        ("frame 4", None),
+        ("starting", "none"),
+    ]

@@ -32,6 +32,8 @@ from ti_notebook.ui.widget_panel import WidgetPanel
 
 __all__ = ["Gui"]
 
+_TEXT = "\0text"  # the key of a text's label: (group, _TEXT, its place in the group)
+
 
 class Gui:
     """The widget panel of one window (see the module); ``sink`` is its frame sink or a
@@ -44,6 +46,8 @@ class Gui:
         self._current = "Default"
         self._returned: dict[tuple[str, str], Any] = {}
         self._clicks: dict[tuple[str, str], int] = {}
+        # texts are immediate: the k-th text of a group this frame is its k-th label
+        self._texts: dict[str, int] = {}
 
     @property
     def _widgets(self) -> dict:
@@ -79,7 +83,13 @@ class Gui:
         self._current = "Default"
 
     def end_frame(self) -> None:
-        """Called by the window after each frame (nothing to do: widgets persist)."""
+        """Called by the window after each frame: labels of texts this frame did not
+        declare are hidden (other widgets persist, keeping the user's values)."""
+        for key, widget in self._widgets.items():
+            if key[1] == _TEXT:
+                shown = key[2] < self._texts.get(key[0], 0)
+                widget.layout.display = None if shown else "none"
+        self._texts.clear()
 
     # widgets -----------------------------------------------------------------------
 
@@ -94,11 +104,18 @@ class Gui:
         return result
 
     def text(self, text: str, color: Any = None) -> None:
-        """A line of text (shown once; its colour is ignored)."""
-        if self.live:
-            import ipywidgets
+        """A line of text, shown for this frame (its colour is ignored)."""
+        if not self.live:
+            return
+        import ipywidgets
 
-            self._live_value(text, text, lambda: ipywidgets.Label(value=text))
+        k = self._texts.get(self._current, 0)
+        self._texts[self._current] = k + 1
+        label = self._panel.widget(
+            (self._current, _TEXT, k), lambda: ipywidgets.Label(value=text), self._current
+        )
+        if label.value != text:
+            label.value = text
 
     def checkbox(self, text: str, old_value: bool) -> bool:
         """A checkbox: its state."""
