@@ -10,8 +10,9 @@ against NumPy (a fast wrong answer is not a figure). ``benchmarks/gpu.py`` times
 - ``stencil``: a 2-D 5-point stencil on dense fields;
 - ``p2g``: the particle-to-grid scatter of a 3-D MPM step (Taichi's mpm3d) with
   ``ti.loop_config(block_dim=N)``, N in 32..512;
-- ``launch``: the smallest kernel that launches (one serial write), per call batched and
-  with a sync after each call;
+- ``launch``: an empty kernel (the call's own cost: it has no task to run), and the
+  smallest kernel that launches (one serial write), per call batched and with a sync
+  after each call;
 - ``bls``: the seeds' block-local-storage example (``ti.block_local(a)`` over a pointer
   field of 4x4 dense blocks reading ``a[i - 1, j]`` and ``a[i, j + 2]``, written to a
   field instead of printed), and a 5-point stencil over 16x16 blocks, each with and
@@ -102,7 +103,7 @@ def row_keys(group: str) -> list[str]:
     if group == "p2g":
         return [f"p2g_{b}" for b in BLOCK_DIMS]
     if group == "launch":
-        return ["launch", "launch_sync"]
+        return ["launch_empty", "launch", "launch_sync"]
     if group == "bls":
         return ["bls_seed", "bls_seed_cached", "bls_5pt", "bls_5pt_cached"]
     return [group]
@@ -226,6 +227,10 @@ def _launch(ti, sizes):
     def one():
         flag[None] = 1
 
+    @ti.kernel
+    def empty():
+        pass
+
     def check():
         if flag[None] != 1:
             raise WrongResult(f"wrong result (launch): flag is {flag[None]}, expected 1")
@@ -236,6 +241,13 @@ def _launch(ti, sizes):
 
     title = "launch: one kernel writing one value, per call (calls queued, one sync)"
     return [
+        Row(
+            "launch_empty",
+            "empty kernel: the call's own cost (no task to run), per call",
+            empty,
+            lambda: None,
+            device_time=False,
+        ),
         Row("launch", title, one, check, lambda: flag.fill(0), device_time=False),
         Row(
             "launch_sync",
