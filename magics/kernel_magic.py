@@ -49,6 +49,7 @@ from ti_notebook.magics.compile_watch import (
     compile_watch,
     interrupt_lines,
 )
+from ti_notebook.magics.grad_option import grad_kernels
 from ti_notebook.magics.layout_option import layout_views
 from ti_notebook.magics.profile import SWITCHED_ON, CellProfile
 from ti_notebook.magics.report import (
@@ -124,6 +125,14 @@ class KernelMagics(Magics):
         "block_dim or serialize; repeat the flag for several options. The cell's value is "
         "the tuner.",
     )
+    @argument(
+        "--grad",
+        action="store_true",
+        help="also compile the grad kernel (kernel.grad: what ti.ad.Tape runs) of every "
+        "kernel whose arguments are all scalars or typed ndarrays, print its line (named "
+        "kernel.grad) and apply --show to it. Without the flag, only the grad kernels the "
+        "cell ran get a line and --show.",
+    )
     @argument("--quiet", action="store_true", help="do not print the one-line summary per kernel.")
     @line_cell_magic
     def kernel(self, line: str, cell: str | None = None):
@@ -139,6 +148,10 @@ class KernelMagics(Magics):
         Kernels with ti.template() arguments compile at their first call. A trailing
         expression's value is the cell's output. {name} in the magic line is replaced
         by the value of name in the notebook's namespace.
+
+        A kernel's grad kernel (kernel.grad, what ti.ad.Tape runs) gets its own line,
+        named kernel.grad, when the cell ran it, or with --grad when it can compile now;
+        --show shows its stages too (make_adjoint is among its passes).
 
         With --profile the kernel profiler (ti.profiler) is on while the cell runs (the
         magic turns it on for the session if it was off, and says so); after the cell a
@@ -199,6 +212,9 @@ class KernelMagics(Magics):
                 for name, kernel in run.kernels.items():  # the others, as they compile
                     if name not in stages:
                         summarise(name, kernel)
+                grads = grad_kernels(run.kernels, eager=args.grad)
+                for name, grad in grads.items():  # after the cell: what its Tapes ran
+                    summarise(name, grad)
             except KeyboardInterrupt as error:
                 short = None if debug_enabled() else self._interrupted(error, filename)
                 if short is None:
@@ -208,7 +224,8 @@ class KernelMagics(Magics):
                 if debug_enabled() or isinstance(error, KernelCellError):
                     raise
                 raise self._short_error(error, filename) from None
-        self._show([s for s in args.show if s != "layout"], stages, run.kernels, filename)
+        shown = {**run.kernels, **grads}
+        self._show([s for s in args.show if s != "layout"], stages, shown, filename)
         if "layout" in args.show:
             self._show_layouts(run.kernels, stages)
         if profile is not None:

@@ -50,6 +50,8 @@ def adjoint_kernel(primal, mode: str):
         if cls is None:
             cls = _classes[base] = type("AdjointKernel", (AdjointKernel, base), {})
         made = primal._adjoints[mode] = cls(primal, mode)
+        if primal.configuration:  # the primal's loop defaults are its twins' too
+            made.configure(**primal.configuration)
     return made
 
 

@@ -72,6 +72,8 @@ def _forget_dead(kernel_ref, _dead_ref) -> None:
         stashed = [compiled for _generation, compiled, _last in kernel._stash.values()]
         for compiled in (kernel._compiled, *stashed):
             for key in [key for key in list(compiled) if template_keys.dead(key)]:
+                if kernel._last is compiled.get(key):  # its code must go with it
+                    kernel._last = None
                 compiled.pop(key, None)
 
 
@@ -174,6 +176,8 @@ class Kernel(KernelBase):
         else:
             self._compiled, self._last = {}, None
         self._fast = None  # rebuilt by the next call from the code now held
+        for adjoint in self._adjoints.values():  # its loops are this kernel's loops
+            adjoint.configure(**self.configuration)
         return self
 
     def _stash_key(self) -> tuple:
@@ -358,7 +362,8 @@ class Kernel(KernelBase):
         if any(p.kind == "compound" for p in params) or isinstance(return_type, CompoundType):
             launcher = CompoundLauncher(compiled, params, return_type)
         if all(p.kind in ("scalar", "compound") for p in self._params):
-            self._fast = launcher  # no template or ndarray: every call launches this code
+            # no template or ndarray: every call launches this code
+            self._fast = fast_calls.direct(launcher)
         elif launcher is compiled and fast_calls.eligible(self._params):
             self._register_fast_ndarray_call(args, launcher)
         return launcher.launch(runtime_args)
