@@ -203,8 +203,10 @@ def spawn(peer: str, groups: list[str], fake: bool, timeout_s: float) -> tuple[l
 
 
 def collect_peer(peer: str, groups: list[str], fake: bool, deadline: float) -> dict:
-    """{"meta", "rows": {key: {"title", "figure"|"error", "device"...}}, "notes"} of ``peer``."""
-    result: dict = {"meta": {}, "rows": {}, "notes": []}
+    """{"meta", "rows": {key: {"title", "figure"|"error", "device"...}}, "notes", "crashes"}
+    of ``peer``: a crash's log (stderr's tail) is kept even where its rows had figures
+    (it died in the CUDA-events phase)."""
+    result: dict = {"meta": {}, "rows": {}, "notes": [], "crashes": []}
     remaining = list(groups)
     while remaining:
         left = deadline - time.monotonic()
@@ -227,8 +229,8 @@ def collect_peer(peer: str, groups: list[str], fake: bool, deadline: float) -> d
         why = f"process ended (exit {code}) during this group"
         if not records:
             why = f"process ended (exit {code}) before its first row"
+        result["crashes"].append({"groups": lost, "why": why, "log": err})
         for group in lost:
-            result["notes"].append(f"{group}: {why}")
             for key in workloads.row_keys(group):
                 entry = result["rows"].setdefault(key, {})
                 if "figure" not in entry and "error" not in entry:

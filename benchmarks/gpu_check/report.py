@@ -152,6 +152,11 @@ def failures(results: dict) -> list[str]:
     for peer, data in results["peers"].items():
         for note in data.get("notes", []):
             lines.append(f"- {NAMES.get(peer, peer)}: {note}")
+        for crash in data.get("crashes", []):
+            count += 1
+            groups = ", ".join(crash["groups"])
+            lines += [f"#### {NAMES.get(peer, peer)} process, groups {groups}: {crash['why']}"]
+            lines += ["", "```", trim(crash["log"] or "(no output)"), "```", ""]
         for key, entry in data["rows"].items():
             for prefix, phase in (("", "wall-clock run"), ("device_", "CUDA-events run")):
                 if f"{prefix}error" not in entry:

@@ -50,14 +50,14 @@ def steps(report: str) -> dict[str, str]:
 def test_fake_run_writes_the_whole_report(tmp_path):
     done, report = run_check(tmp_path, "--budget", "120", "--groups", "sum,bls")
     statuses = set(steps(report).values())
-    assert statuses <= {"passed", "skipped"}, steps(report)  # skipped: a loaded machine
+    assert statuses <= {"passed", "skipped"}, report  # skipped: a loaded machine
     assert done.returncode == (0 if statuses == {"passed"} else 1), done.stdout + done.stderr
     assert f"report: {tmp_path / 'gpu_report.md'}" in done.stdout
     positions = [report.find(section) for section in SECTIONS]
     assert -1 not in positions and positions == sorted(positions), positions
     assert report.splitlines()[2].startswith("**fake device (SIMT emulator): no GPU figures.**")
     assert "- device: fake device (SIMT emulator): no GPU figures" in report
-    assert "FAILED" not in report and "Traceback" not in report
+    assert "FAILED" not in report and "Traceback" not in report, report
     assert "Not measured: fake device (SIMT emulator), no GPU figures." in report
     assert " ms" not in report.split("## Benchmarks", 1)[1]  # no time shown as a figure
     results = json.loads((tmp_path / "gpu_results.json").read_text())
@@ -142,8 +142,11 @@ def test_a_peer_process_that_dies_leaves_its_rows_failed_with_the_reason():
 
     # a peer its child cannot start: the child exits before any row, once, not per group
     result = bench.collect_peer("no_such_peer", ["sum", "launch"], True, time.monotonic() + 60)
-    assert sorted(result["rows"]) == ["launch", "launch_sync", "sum"]
+    assert sorted(result["rows"]) == ["launch", "launch_empty", "launch_sync", "sum"]
     for entry in result["rows"].values():
         assert entry["error"] == "process ended (exit 2) before its first row"
         assert "invalid choice: 'no_such_peer'" in entry["traceback"]
-    assert len(result["notes"]) == 2
+    (crash,) = result["crashes"]
+    assert crash["groups"] == ["sum", "launch"] and "invalid choice" in crash["log"]
+    failures = "\n".join(gpu_report.failures({"peers": {"ti_notebook": result}}))
+    assert "#### ti_notebook process, groups sum, launch: process ended (exit 2)" in failures
