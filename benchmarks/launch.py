@@ -4,6 +4,9 @@ Prints the median launch time of an empty kernel and of a 1,024-element parallel
 (over thousands of calls), and the time of a parallel sum of 8M f32 into a 0-D field
 next to NumPy's ``sum`` of the same data, in the same run. The two launch rows run again
 with ``kernel_profiler=True``: what recording every launch's events costs per launch.
+Calls with one to three NumPy array arguments (a kernel that writes one element) are
+timed beside the same functions under Numba's ``@njit``, the two interleaved sample by
+sample in one run, so a loaded machine slows both alike.
 
     python benchmarks/launch.py
 """
@@ -51,7 +54,66 @@ def launch_rows(profiled: bool) -> list[tuple[str, float, float]]:
     ]
 
 
+def ndarray_call_rows() -> list[tuple[str, float, float]]:
+    """Calls with 1, 2 and 3 array arguments (two f32 arrays of 1,024 and a scalar),
+    ti_notebook and Numba interleaved (Numba's rows left out when it is not installed)."""
+    ti.init(arch=ti.cpu)
+    a = np.zeros(1024, np.float32)
+    b = np.ones(1024, np.float32)
+
+    @ti.kernel
+    def one(a: ti.types.ndarray(ti.f32, ndim=1)):
+        a[0] = 1.0
+
+    @ti.kernel
+    def two(a: ti.types.ndarray(ti.f32, ndim=1), b: ti.types.ndarray(ti.f32, ndim=1)):
+        a[0] = b[0]
+
+    @ti.kernel
+    def three(a: ti.types.ndarray(ti.f32, ndim=1), b: ti.types.ndarray(ti.f32, ndim=1), s: float):
+        a[0] = b[0] * s
+
+    calls = [
+        ("call, 1 ndarray", lambda: one(a)),
+        ("call, 2 ndarrays", lambda: two(a, b)),
+        ("call, 2 ndarrays + 1 scalar", lambda: three(a, b, 2.0)),
+    ]
+    try:
+        import numba
+    except ImportError:
+        numba = None
+    if numba is not None:
+
+        @numba.njit
+        def nb_one(a):
+            a[0] = 1.0
+
+        @numba.njit
+        def nb_two(a, b):
+            a[0] = b[0]
+
+        @numba.njit
+        def nb_three(a, b, s):
+            a[0] = b[0] * s
+
+        calls += [
+            ("call, 1 ndarray (Numba)", lambda: nb_one(a)),
+            ("call, 2 ndarrays (Numba)", lambda: nb_two(a, b)),
+            ("call, 2 ndarrays + 1 scalar (Numba)", lambda: nb_three(a, b, 2.0)),
+        ]
+    for _label, call in calls:  # compiled before timing
+        call()
+    probe = max(ti.profiler.time_call(call, rounds=1).median_s for _label, call in calls)
+    timings = ti.profiler.measure(
+        [ti.profiler.Candidate(label, call) for label, call in calls],
+        rounds=7,
+        min_sample_s=max(20000 * probe, 2e-2),
+    )
+    return [(t.label, t.median_s * 1e6, t.summary.iqr * 1e6) for t in timings]
+
+
 def main() -> None:
+    calls = ndarray_call_rows()
     on = launch_rows(profiled=True)
     off = launch_rows(profiled=False)
     n = 8 * 1024 * 1024
@@ -77,7 +139,7 @@ def main() -> None:
     ]
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
     print(f"{'benchmark':40s} {'median µs':>12s} {'IQR µs':>12s}")
-    for name, med, low in rows + on:
+    for name, med, low in rows + on + calls:
         print(f"{name:40s} {med:12.2f} {low:12.2f}")
     print(f"sum: ti_notebook / numpy = {rows[2][1] / rows[3][1]:.2f}")
     for (name, med, _), (_, med_on, _) in zip(off, on, strict=True):

@@ -15,13 +15,25 @@ does, with the settings of the session then current).
 
 from __future__ import annotations
 
+import contextlib
+import weakref
+
 from ti_notebook.compiler.request import CacheSettings
 from ti_notebook.runtime.cache import CacheStore, default_path
 from ti_notebook.version import __version__
 
 stats = {"hits": 0, "misses": 0, "uncacheable": 0}
-loaded: dict[str, int] = {}  # key -> entry address, for kernels loaded in this process
+# key -> the loaded code of an entry (runtime/kernel_code.py) while a kernel of this
+# process holds it: weak, so the code is freed with the last kernel that runs it
+loaded: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _stores: dict[tuple[str, str], CacheStore] = {}
+
+
+def remember_loaded(key: str, code: object) -> None:
+    """Notes that entry ``key``'s code is loaded (a target whose code this process does
+    not hold, CUDA's PTX, has nothing to note)."""
+    with contextlib.suppress(TypeError):  # an int address, None: nothing to share
+        loaded[key] = code
 
 
 def store_for(settings: CacheSettings, target: str) -> CacheStore:

@@ -111,7 +111,7 @@ def compile_cached(request: CompileRequest):
     if not _save(store, hooks, result, request):
         return _uncacheable(request, "a field it uses is reached only indirectly", result)
     cache_policy.stats["misses"] += 1
-    cache_policy.loaded[hooks.key] = result[0].entry_address
+    cache_policy.remember_loaded(hooks.key, getattr(result[0], "code", None))
     return _with_cache_report(result, "miss")
 
 
@@ -176,7 +176,7 @@ def _load(
     backend = request.backend
     artifact = backend.deserialise(dict(header, trees=trees), payload, request.source)
     address = cache_policy.loaded.get(key) or backend.load_code(artifact)
-    cache_policy.loaded[key] = address
+    cache_policy.remember_loaded(key, address)
     report = KernelReport.from_dict(header["report"])
     returns = return_count(request.return_type)
     layout = backend.arg_layout(request.params, list(report.written_arguments), returns)

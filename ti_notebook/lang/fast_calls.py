@@ -4,10 +4,12 @@ A call normally specialises first: it reads every parameter's annotation, checks
 array against it and builds the specialisation key (~10 µs for two arrays). For a
 kernel with only scalar and plain ndarray parameters, the key is just each NumPy
 argument's dtype and number of dimensions, so :class:`NdarrayDispatch` keeps the
-launcher of each key seen before and goes straight to it; the launcher still checks
-every argument (dtype, dimensions, contiguity, writability) as it packs it. A new key,
-a ``ti.ndarray``, a vector-element array or a wrong call goes the long way (and is
-registered there when it compiles).
+launcher of each key seen before, with the call generated for it
+(``runtime/launch_call.py``: every argument checked and packed, and the launch, in one
+function), and a call goes straight to the latest one. A call that one does not take
+looks its key up; a new key, a ``ti.ndarray``, a vector-element array or a wrong call
+goes the long way (and is registered there when it compiles). :func:`direct` does the
+same for all-scalar kernels.
 
     >>> import numpy as np
     >>> import ti_notebook as ti
@@ -27,7 +29,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ti_notebook.errors import TiError
+from ti_notebook.runtime.launch import CompiledKernel
+from ti_notebook.runtime.launch_call import make_call
 
 
 class NdarrayDispatch:
@@ -37,8 +40,11 @@ class NdarrayDispatch:
         self.slow_call = slow_call
         self.positions = tuple(array_positions)
         self.count = count
-        self.launchers: dict[tuple, object] = {}
-        self.last = None  # the launcher of the latest call: most calls repeat it
+        # key -> (launcher, its generated call)
+        self.launchers: dict[tuple, tuple[object, Callable]] = {}
+        # the generated call of the latest key (most calls repeat it); it hands any call
+        # it does not take to other()
+        self.launch: Callable[[tuple], object] = self.other
 
     def key(self, args: tuple) -> tuple | None:
         """The key of ``args``, or None when the call must specialise the long way."""
@@ -56,25 +62,36 @@ class NdarrayDispatch:
     def add(self, args: tuple, launcher) -> None:
         key = self.key(args)
         if key is not None:
-            self.launchers[key] = self.last = launcher
+            call = make_call(launcher, self.other)
+            self.launchers[key] = (launcher, call)
+            self.launch = call
 
-    def launch(self, args: tuple):
-        last = self.last
-        if last is not None and len(args) == self.count:
-            for k in self.positions:
-                if type(args[k]) is not np.ndarray:  # ti.ndarray, a list...: the long way
-                    return self.slow_call(args, {})
-            try:  # its converters check dtype and ndim as they pack
-                values = last.pack(args)
-            except TiError:
-                values = None
-            if values is not None:
-                return last.launch_packed(values)
-        launcher = self.launchers.get(self.key(args))
-        if launcher is None:
+    def other(self, args: tuple):
+        """A call the latest key's generated call does not take: another key seen
+        before becomes the latest (its launcher's converters check this call and raise
+        the errors that name the argument); else the long way."""
+        key = self.key(args)
+        found = self.launchers.get(key) if key is not None else None
+        if found is None:
             return self.slow_call(args, {})
-        self.last = launcher
+        launcher, self.launch = found
         return launcher.launch(args)
+
+
+class _Direct:
+    """An all-scalar kernel's launcher behind its generated call."""
+
+    __slots__ = ("launcher", "launch")
+
+    def __init__(self, launcher: CompiledKernel) -> None:
+        self.launcher = launcher
+        self.launch = make_call(launcher, launcher.launch)
+
+
+def direct(launcher):
+    """What an all-scalar kernel's calls launch: a compiled kernel's generated call
+    (``launch(args)``), or ``launcher`` itself when it is not a plain compiled kernel."""
+    return _Direct(launcher) if isinstance(launcher, CompiledKernel) else launcher
 
 
 def eligible(params: Sequence) -> bool:

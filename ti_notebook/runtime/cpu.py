@@ -1,11 +1,12 @@
-"""The CPU runtime: loads kernel modules into the JIT with the native runtime symbols.
+"""The CPU runtime: loads kernel modules, each in an engine of its own, with the native
+runtime symbols.
 
 Kernels call two native functions: ``tin_parallel_for`` (the thread pool) and
 ``tin_print`` (kernel ``print``). They are registered once per process before the
 first kernel loads.
 
-    >>> entry, optimized = load('define void @k(ptr %c) { ret void }', "k")
-    >>> entry > 0
+    >>> code, optimized = load('define void @k(ptr %c) { ret void }', "k")
+    >>> code.address("k") > 0
     True
 """
 
@@ -14,8 +15,9 @@ from __future__ import annotations
 import ctypes
 import threading
 
-from ti_notebook.runtime import printing
+from ti_notebook.runtime import kernel_code, printing
 from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.kernel_code import KernelCode
 
 _ready = False
 _lock = threading.Lock()
@@ -43,29 +45,30 @@ def ensure_runtime(store=None) -> None:
         _ready = True
 
 
-def load(llvm_text: str, entry_name: str) -> tuple[int, str]:
-    """Optimises (O3, host CPU) and loads a module; returns (entry address, optimised IR)."""
+def _optimised_object(llvm_text: str) -> tuple[bytes, str]:
+    """(object code, optimised IR) of a module: O3 for the host CPU."""
     ensure_runtime()
     engine = jit()
     module = engine.parse(llvm_text)
     engine.optimize(module)
-    optimized = str(module)
-    address = engine.add_module(module, [entry_name])[entry_name]
-    return address, optimized
+    return engine.object_code(module), str(module)
 
 
-def load_as_object(llvm_text: str, entry_name: str) -> tuple[int, str, bytes]:
-    """As :func:`load`, through object code (kept for the offline cache)."""
+def load(llvm_text: str, entry_name: str) -> tuple[KernelCode, str]:
+    """Optimises (O3, host CPU) and loads a module into an engine of its own
+    (``runtime/kernel_code.py``: freed with the returned code); returns (the loaded
+    code, optimised IR)."""
+    code, optimized = _optimised_object(llvm_text)
+    return kernel_code.load(code, [entry_name]), optimized
+
+
+def load_as_object(llvm_text: str, entry_name: str) -> tuple[KernelCode, str, bytes]:
+    """As :func:`load`, with the object code too (kept for the offline cache)."""
+    code, optimized = _optimised_object(llvm_text)
+    return kernel_code.load(code, [entry_name]), optimized, code
+
+
+def load_object(code: bytes, entry_name: str) -> KernelCode:
+    """Loads object code from the offline cache into an engine of its own."""
     ensure_runtime()
-    engine = jit()
-    module = engine.parse(llvm_text)
-    engine.optimize(module)
-    optimized = str(module)
-    code = engine.object_code(module)
-    return engine.add_object(code, [entry_name])[entry_name], optimized, code
-
-
-def load_object(code: bytes, entry_name: str) -> int:
-    """Loads object code from the offline cache; returns the entry's address."""
-    ensure_runtime()
-    return jit().add_object(code, [entry_name])[entry_name]
+    return kernel_code.load(code, [entry_name])

@@ -213,8 +213,12 @@ class CompiledKernel:
         asserts: list[dict],
         tree_ids: list[int] = (),
         profile: tuple[int, int] | None = None,
+        code: object = None,
     ) -> None:
         self.name = name
+        # what owns the machine code at entry_address (runtime/kernel_code.py): held as
+        # long as this kernel can launch, freed with it
+        self.code = code
         self.layout = layout
         self.return_type = return_type
         self.asserts = asserts

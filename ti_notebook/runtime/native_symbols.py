@@ -238,8 +238,13 @@ def resolve(name: str, engine) -> int | None:
     JitEngine`) if it can be; returns its address (0 for a symbol an object loaded
     there defines, which the JIT links itself), or None."""
     with _resolve_lock:
-        if name in engine.defined:
-            return 0
+        if name in engine.defined:  # the runtime's code defines it: share it
+            address = engine.engine.get_function_address(name)
+            if address:
+                llvm.add_symbol(name, address)
+            return address or 0
+        # process-wide first: a kernel's code loads into an engine of its own
+        # (runtime/kernel_code.py), where only registered symbols resolve
         address = llvm.address_of_symbol(name)
         if address:
             return address
@@ -250,7 +255,9 @@ def resolve(name: str, engine) -> int | None:
         text = fallback_ir(name)
         if text is None:
             return None
-        return engine.add_ir(text, [name])[name]
+        address = engine.add_ir(text, [name])[name]
+        llvm.add_symbol(name, address)  # for the kernels' own engines too
+        return address
 
 
 def check_object(code: bytes, engine) -> None:

@@ -25,6 +25,7 @@ from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import pipeline
 from ti_notebook.runtime import cpu as cpu_runtime
 from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.kernel_code import KernelCode
 from ti_notebook.runtime.launch import ArgLayout, ArgSlot, CompiledKernel
 
 
@@ -103,28 +104,31 @@ class CpuBackend(Backend):
         )
         return text, artifact
 
-    def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[int, str]:
+    def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[KernelCode, str]:
+        # the entry is the loaded code itself: the kernel launched holds it, and its
+        # machine code is freed when that kernel dies (runtime/kernel_code.py)
         if keep_code:
             entry, optimized, code = cpu_runtime.load_as_object(module_text, artifact.entry_name)
             artifact.code = code
             return entry, optimized
         return cpu_runtime.load(module_text, artifact.entry_name)
 
-    def load_code(self, artifact: Artifact) -> int:
+    def load_code(self, artifact: Artifact) -> KernelCode:
         return cpu_runtime.load_object(artifact.code, artifact.entry_name)
 
     def launchable(
-        self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
+        self, name: str, entry: KernelCode, layout: ArgLayout, return_type, artifact: Artifact
     ) -> CompiledKernel:
         return CompiledKernel(
             name,
-            entry,
+            entry.address(artifact.entry_name),
             layout,
             return_type,
             artifact.prints,
             artifact.asserts,
             artifact.tree_slots,
             artifact.profile,
+            code=entry,
         )
 
     def target_stage(self, stage: str, optimized_text: str, stages=None) -> str:

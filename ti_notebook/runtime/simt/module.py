@@ -38,6 +38,7 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
+from ti_notebook.runtime import kernel_code
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.simt.device import SIMT_DEVICE, SimtDevice, normalize_dims
 from ti_notebook.runtime.simt.rewrite import KernelEntry, rewrite_for_host
@@ -174,7 +175,9 @@ class SimtModule:
         if optimize:
             engine.optimize(module)
         self.host_ir = str(module)
-        addresses = engine.add_module(module, sorted(entries))
+        # an engine of its own: the machine code is freed with this module
+        self.code = kernel_code.load(engine.object_code(module), sorted(entries))
+        addresses = self.code.addresses
         self.kernels: dict[str, SimtKernel] = {
             k.name: SimtKernel(self, k, addresses[k.entry]) for k in host.kernels
         }
