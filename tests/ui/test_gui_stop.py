@@ -103,3 +103,58 @@ def test_a_headless_gui_is_never_stopped():
         gui.circles(np.array([[0.5, 0.5]]), radius=2)
         gui.show()
     assert gui.frame == 5
+
+
+def motion(view, n: int) -> None:
+    for k in range(n):
+        view._receive({"type": "pointer_move", "x": k, "y": 1, "modifiers": []})
+
+
+def test_a_gui_loop_that_reads_one_event_a_frame_ends_on_esc_itself():
+    """``while True:`` with one ``get_event()`` a frame reaches the Esc behind the
+    pointer's moves a few frames later: no error meanwhile."""
+    gui, view = new_gui()
+    ended = None
+    for frame in range(50):
+        if frame == 2:
+            motion(view, 5)
+            esc(view)
+        if gui.get_event() and gui.event.key == ti.GUI.ESCAPE:
+            ended = frame
+            break
+        gui.show()
+    assert ended is not None and ended > 3
+
+
+def test_a_gui_loop_that_reads_events_but_not_the_stop_ends_with_the_error():
+    gui, view = new_gui()
+    with pytest.raises(GUIStopped):
+        for frame in range(50):
+            if frame == 2:
+                view.stop_button.click()
+            for _ in gui.get_events(ti.GUI.LMB):  # drops the others, the stop's among them
+                pass
+            gui.show()
+    assert gui.frame == 2  # the frame whose get_events took the stop's event
+
+
+def test_a_window_loop_that_handles_esc_itself_ends_on_it():
+    window, view = new_window()
+    ended = None
+    for frame in range(50):
+        if frame == 2:
+            view._receive({"type": "key_down", "key": "a", "modifiers": []})
+            esc(view)
+        if window.get_event(ti.ui.PRESS):
+            if window.event.key == ti.ui.ESCAPE:
+                ended = frame
+                break
+        window.show()
+    assert ended is not None and ended > 2
+    other, view = new_window()
+    with pytest.raises(GUIStopped):
+        for frame in range(50):
+            if frame == 2:
+                view.stop_button.click()  # WMClose: the window's stop, never an event
+            other.get_events(ti.ui.PRESS)
+            other.show()

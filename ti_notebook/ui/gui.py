@@ -106,6 +106,7 @@ class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, coo
         self.event: Event | None = None
         self._input = EventQueue()
         self._running = True
+        self._events_read = False
         self._widgets = GuiWidgets(lambda: self._presenter.sink, self._press)
         # sink, frame budget, recorder and cell outputs, shared with ti.ui.Window
         self._presenter = Presenter(name, self.res, show_gui, record, owner="ti.GUI")
@@ -190,7 +191,7 @@ class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, coo
         """End the frame: send it to the view (or save it to ``file``), then clear."""
         presenter = self._presenter
         presenter.check_budget()
-        presenter.check_stopped(self._input.stop_requested)
+        presenter.check_stopped(self._input.stop_requested and not self._stop_waiting())
         self._widgets.sync()  # a view opened in a later cell gets the widgets too
         rgb = self.canvas.to_rgb8() if presenter.needs_rgb(file) else None
         presenter.present(rgb, file)
@@ -232,8 +233,16 @@ class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, coo
         self._poll()
         return bool(self._input.queue)
 
+    def _stop_waiting(self) -> bool:
+        # a loop that reads events may end on the stop's own event (Esc, WMClose): while
+        # that event waits for it, the stop is not yet the loop's to miss
+        return self._events_read and any(
+            e.type is _keys.PRESS and e.key in (_keys.ESCAPE, _keys.EXIT) for e in self._input.queue
+        )
+
     def get_events(self, *e_filter: object):
         """Yield the waiting events that match ``e_filter`` (types, keys, pairs)."""
+        self._events_read = True
         self._poll()
         return self._input.take(*e_filter)
 

@@ -91,6 +91,7 @@ class Window:
         self._painted = False  # the frame was cleared to the background this frame
         self._running = True
         self._stopped = False  # by the view's stop button or Esc
+        self._events_read = False
         self._destroyed = False
         self._queue: list[WindowEvent] = []
         self._pressed: set[str] = set()
@@ -161,7 +162,11 @@ class Window:
         """End the frame: present it (see the module), then start the next one."""
         presenter = self._presenter
         presenter.check_budget()
-        presenter.check_stopped(self._stopped)
+        # a loop that reads events may end on the Esc press still waiting for it
+        waiting = self._events_read and any(
+            e.type == PRESS and e.key == frames.ESCAPE for e in self._queue
+        )
+        presenter.check_stopped(self._stopped and not waiting)
         rgb = self._begin().to_rgb8() if presenter.needs_rgb() else None
         presenter.present(rgb)
         self._poll()
@@ -254,6 +259,7 @@ class Window:
         """Take the waiting events of type ``tag`` (``ti.ui.PRESS``/``RELEASE``; all if
         None); the others stay queued, as in Taichi."""
         _check_tag(tag)
+        self._events_read = True
         self._poll()
         taken = [e for e in self._queue if tag is None or e.type == tag]
         self._queue = [e for e in self._queue if not (tag is None or e.type == tag)]
@@ -263,6 +269,7 @@ class Window:
         """Whether an event of type ``tag`` waits; the first is taken and left in
         ``window.event`` (the others stay queued)."""
         _check_tag(tag)
+        self._events_read = True
         self._poll()
         for k, e in enumerate(self._queue):
             if tag is None or e.type == tag:
