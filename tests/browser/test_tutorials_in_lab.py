@@ -39,6 +39,20 @@ for _t in _tuners:
 print("TUNER-CHECK", len(_tuners), "ok" if _tuners and not _bad else f"failed {_bad}")
 """
 EXTRA_CELLS = {"04-tuning-loop-config.ipynb": [TUNER_CHECK]}
+# A live GUI's `while gui.running:` loop runs until a reader stops it: once a view has
+# been on the page for STOP_AFTER_MS, press its stop button, as a reader would.
+STOP_AFTER_MS = 15_000
+STOP_LIVE_VIEWS = """ms => {
+  if (window.__tiStopper) return;
+  window.__tiStopper = setInterval(() => {
+    for (const view of document.querySelectorAll('.ti-gui-live')) {
+      view.__tiSeen = view.__tiSeen || performance.now();
+      if (view.__tiStopped || performance.now() - view.__tiSeen < ms) continue;
+      const stop = [...view.querySelectorAll('button')].find(b => b.textContent.includes('stop'));
+      if (stop) { view.__tiStopped = true; stop.click(); }
+    }
+  }, 500);
+}"""
 
 
 def _kernel_name() -> str:
@@ -83,6 +97,7 @@ def test_tutorial_runs_in_jupyterlab_without_errors(lab_server, browser, screens
         for attempt in (1, 2):  # a fresh page once if JupyterLab dropped a run request
             try:
                 open_notebook(page, base, token, name, RUN_S)
+                page.evaluate(STOP_LIVE_VIEWS, STOP_AFTER_MS)
                 menu(page, "Edit", "Clear Outputs of All Cells")
                 run_cells(page, RUN_S, len(raises))
                 break
