@@ -32,6 +32,8 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
+from ti_notebook.runtime.stage_clock import stage
+
 TRIPLE = "nvptx64-nvidia-cuda"
 PTX_FEATURES = "+ptx78"
 _LIBDEVICE = Path("nvvm", "libdevice", "libdevice.10.bc")
@@ -157,10 +159,11 @@ def compile_module(
     returns (optimised IR, PTX). ``kernels`` are the symbols that stay external."""
     with _lock:  # one LLVM context; llvmlite's binding is not meant for concurrent use
         tm = target_machine(compute_capability)
-        module = llvm.parse_assembly(module_text)
-        module.triple = TRIPLE
-        module.data_layout = str(tm.target_data)
-        module.verify()
+        with stage("llvm_parse"):
+            module = llvm.parse_assembly(module_text)
+            module.triple = TRIPLE
+            module.data_layout = str(tm.target_data)
+            module.verify()
         called = frozenset(_CALLS_LIBDEVICE.findall(module_text))
         path = find_libdevice()
         if called and path is not None:
@@ -174,9 +177,11 @@ def compile_module(
         # LLVM 22's loop vectorizer aborts the process (an assertion: "VPlan cost model
         # and legacy cost model disagreed") on an f16 min/max reduction loop for NVPTX.
         options.loop_vectorization = False
-        builder = llvm.create_pass_builder(tm, options)
-        builder.getModulePassManager().run(module, builder)
-        return str(module), tm.emit_assembly(module)
+        with stage("llvm_optimise"):
+            builder = llvm.create_pass_builder(tm, options)
+            builder.getModulePassManager().run(module, builder)
+        with stage("machine_code"):
+            return str(module), tm.emit_assembly(module)
 
 
 def ptx_of(optimized_text: str, compute_capability: str) -> str:

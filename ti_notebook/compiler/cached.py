@@ -143,6 +143,7 @@ def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> 
     header, payload = request.backend.serialise(artifact, request.source)
     report = stages["report"].to_dict()
     report.pop("cache", None)
+    report.pop("stage_times", None)  # this compile's split; a later load has none
     header.update(stages={name: stages[name] for name in _STAGE_NAMES}, report=report, trees=trees)
     header.update(pre=hooks.pre, dependencies=hooks.dependencies)  # what its key is made of
     try:

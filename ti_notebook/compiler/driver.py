@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import time
 
-from ti_notebook.compiler import progress
+from ti_notebook.compiler import compile_stages, progress
 from ti_notebook.compiler.line_map import line_map
 from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param, return_count, return_slots
@@ -34,6 +34,8 @@ from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.printer import format_block
 from ti_notebook.passes import pipeline
+from ti_notebook.runtime import stage_clock
+from ti_notebook.runtime.stage_clock import stage
 
 
 def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
@@ -107,23 +109,39 @@ def compile_kernel(request: CompileRequest, hooks=None) -> tuple[object, Stages,
 
 def _compile(request: CompileRequest, hooks) -> tuple[object, Stages, dict]:
     started = time.perf_counter()
+    with stage_clock.recording() as seconds:
+        compiled, stages, inputs, notes = _stages(request, hooks)
+    notes["compile_time_s"] = total = time.perf_counter() - started
+    notes["stage_times"] = compile_stages.split(seconds, total)
+    stages["report"] = KernelReport.from_dict(notes)
+    return compiled, stages, inputs
+
+
+def _stages(request: CompileRequest, hooks) -> tuple[object, Stages, dict, dict]:
+    """Each stage timed (``runtime/stage_clock.py``): where a long compile's time went."""
     backend = request.backend
-    kernel, inputs = trace(request)
-    kernel.report["written_arguments"] = written_arguments(kernel.block, request.params)
-    ir_text = format_block(kernel.block)
+    with stage("tracing"):
+        kernel, inputs = trace(request)
+        kernel.report["written_arguments"] = written_arguments(kernel.block, request.params)
+    with stage("ir_text"):
+        ir_text = format_block(kernel.block)
     passes = progress.announced(request.name, backend.passes)
-    records = pipeline.run(kernel, request.options, backend.capabilities, passes)
-    ir_optimized = format_block(kernel.block)
-    annotate = line_map(kernel)
+    with stage("passes"):
+        records = pipeline.run(kernel, request.options, backend.capabilities, passes)
+    with stage("ir_text"):
+        ir_optimized = format_block(kernel.block)
+        annotate = line_map(kernel)
     returns = return_count(request.return_type)
     layout = backend.arg_layout(request.params, kernel.report["written_arguments"], returns)
     prefix = hooks.prefix(inputs) if hooks is not None else None
     progress.announce(request.name, "generating LLVM IR")
-    module_text, artifact = backend.generate(kernel, request.options, layout.offsets, prefix)
+    with stage("llvm_ir"):
+        module_text, artifact = backend.generate(kernel, request.options, layout.offsets, prefix)
     keep = hooks is not None and hooks.wants_object
     progress.announce(request.name, "LLVM: optimising and emitting code")
     try:
-        entry, optimized = backend.load(module_text, artifact, keep_code=keep)
+        with stage("load"):  # less what the JIT times itself: parse, optimise, emit
+            entry, optimized = backend.load(module_text, artifact, keep_code=keep)
     except TiCompileError as error:  # the runtime does not know whose code it loads
         error.kernel_name = error.kernel_name or request.name
         raise
@@ -133,7 +151,6 @@ def _compile(request: CompileRequest, hooks) -> tuple[object, Stages, dict]:
         request.name, entry, layout, return_slots(request.return_type), artifact
     )
     notes = dict(kernel.report, pass_records=[r.to_dict() for r in records])
-    notes["compile_time_s"] = time.perf_counter() - started
     stages = Stages(
         backend,
         optimized,
@@ -142,9 +159,8 @@ def _compile(request: CompileRequest, hooks) -> tuple[object, Stages, dict]:
         ir_optimized=ir_optimized,
         annotate=annotate,
         llvm=module_text,
-        report=KernelReport.from_dict(notes),
     )
-    return compiled, stages, inputs
+    return compiled, stages, inputs, notes
 
 
 def _ast_text(node: ast.AST) -> str:

@@ -354,6 +354,8 @@ class KernelReport(Mapping):
     launches: tuple[Mapping, ...] = ()
     # elements kept in a local across a serial loop (passes/promote_accumulators.py)
     promoted: tuple[str, ...] = ()
+    # seconds per stage of the compile, in pipeline order (compiler/compile_stages.py)
+    stage_times: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def passes(self) -> tuple[str, ...]:
@@ -379,6 +381,7 @@ class KernelReport(Mapping):
             d.get("cache"),
             tuple(_frozen(launch) for launch in d.get("launches", ())),
             promoted=tuple(d.get("promoted", ())),
+            stage_times=_frozen(d.get("stage_times", {})),
         )
 
     def to_dict(self) -> dict:
@@ -394,6 +397,7 @@ class KernelReport(Mapping):
             "passes": list(self.passes),
             "pass_records": [r.to_dict() for r in self.pass_records],
             "compile_time_s": self.compile_time_s,
+            "stage_times": dict(self.stage_times),
         }
         if self.bounds is not None:
             out["bounds"] = self.bounds.to_dict()

@@ -109,8 +109,9 @@ class Block:
         """Every statement in this block and its children, in program order."""
         for stmt in self.stmts:
             yield stmt
-            for child in stmt.blocks():
-                yield from child.walk()
+            if stmt.block_names:  # most statements hold no block: skip the list
+                for child in stmt.blocks():
+                    yield from child.walk()
 
 
 def owned_block(owner: Stmt, block: Block | None = None) -> Block:

@@ -80,6 +80,25 @@ def users_of(stmts) -> dict[int, list[ir.Stmt]]:
     return users
 
 
+def replace_in_users(users: dict[int, list[ir.Stmt]], old: ir.Stmt, new: ir.Stmt) -> None:
+    """Makes the statements of ``users`` (from :func:`users_of`, made once per pass) that
+    read ``old`` read ``new``: no walk of the tree. Statements made after ``users`` are
+    not in it; ``new``'s entry there gains ``old``'s readers.
+
+    >>> from ti_notebook.ir.types import i32
+    >>> b = ir.Block()
+    >>> one, two = b.append(ir.ConstStmt(1, i32)), b.append(ir.ConstStmt(2, i32))
+    >>> add = b.append(ir.BinaryOpStmt("add", one, one, i32))
+    >>> users = users_of(b.walk())
+    >>> replace_in_users(users, one, two); (add.lhs, add.rhs) == (two, two)
+    True
+    """
+    readers = users.pop(old.id, [])
+    for user in readers:
+        user.replace_operand(old, new)
+    users.setdefault(new.id, []).extend(readers)
+
+
 def indexes_own_cell(ptr: ir.GlobalPtrStmt, loop: ir.Stmt) -> bool:
     """True when ``ptr`` is ``field[i0, i1, ...]`` with exactly ``loop``'s indices, in order:
     each iteration of a parallel ``loop`` then touches an element no other one does."""

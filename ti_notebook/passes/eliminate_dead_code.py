@@ -67,21 +67,43 @@ def _drop_empty_serial_tasks(kernel: KernelIR) -> bool:
 
 
 def _remove_dead_statements(kernel: KernelIR) -> bool:
-    changed_any = False
-    while True:
-        uses = transform.use_counts(kernel.block)
-        loaded = {s.alloca.id for s in kernel.block.walk() if isinstance(s, ir.LocalLoadStmt)}
-        atomic_dests = {s.dest.id for s in kernel.block.walk() if isinstance(s, ir.AtomicOpStmt)}
-        dead = []
-        for stmt in kernel.block.walk():
-            if isinstance(stmt, _PURE) and uses[stmt.id] == 0:
-                dead.append(stmt)
-            elif isinstance(stmt, ir.LocalStoreStmt) and stmt.alloca.id not in loaded:
-                if stmt.alloca.id not in atomic_dests:
-                    dead.append(stmt)
-            elif isinstance(stmt, ir.AllocaStmt) and uses[stmt.id] == 0:
-                dead.append(stmt)
-        if not dead:
-            return changed_any
-        transform.remove_all(dead)
-        changed_any = True
+    """Every statement dead at the fixed point, removed at once. A worklist, not rounds:
+    removing a statement lowers its operands' use counts and revisits only them (a round
+    per link of a dead chain would walk the kernel once per link)."""
+    uses = transform.use_counts(kernel.block)
+    loads: dict[int, int] = {}  # alloca id -> local loads of it still alive
+    stores: dict[int, list[ir.Stmt]] = {}  # alloca id -> its stores
+    atomic_dests: set[int] = set()
+    stmts = list(kernel.block.walk())
+    for stmt in stmts:
+        if isinstance(stmt, ir.LocalLoadStmt):
+            loads[stmt.alloca.id] = loads.get(stmt.alloca.id, 0) + 1
+        elif isinstance(stmt, ir.LocalStoreStmt):
+            stores.setdefault(stmt.alloca.id, []).append(stmt)
+        elif isinstance(stmt, ir.AtomicOpStmt):
+            atomic_dests.add(stmt.dest.id)
+
+    def is_dead(stmt: ir.Stmt) -> bool:
+        if isinstance(stmt, _PURE):
+            return uses[stmt.id] == 0
+        if isinstance(stmt, ir.LocalStoreStmt):
+            alloca = stmt.alloca.id
+            return not loads.get(alloca) and alloca not in atomic_dests
+        return isinstance(stmt, ir.AllocaStmt) and uses[stmt.id] == 0
+
+    dead: dict[int, ir.Stmt] = {}
+    work = stmts  # popped from the end: users before their operands
+    while work:
+        stmt = work.pop()
+        if stmt.id in dead or stmt.parent is None or not is_dead(stmt):
+            continue
+        dead[stmt.id] = stmt
+        for operand in stmt.operands():
+            uses[operand.id] -= 1
+            work.append(operand)
+        if isinstance(stmt, ir.LocalLoadStmt):
+            loads[stmt.alloca.id] -= 1
+            if not loads[stmt.alloca.id]:
+                work.extend(stores.get(stmt.alloca.id, ()))
+    transform.remove_all(dead.values())
+    return bool(dead)

@@ -47,10 +47,10 @@ prints, leaves the loop or keeps a bounds check stays a branch; so does one over
 from __future__ import annotations
 
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir import transform
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
-from ti_notebook.ir.transform import replace_uses
 from ti_notebook.passes.index_ranges import IndexRanges
 from ti_notebook.passes.prove_bounds import access_extents
 
@@ -166,10 +166,11 @@ def _flatten(branch: ir.IfStmt) -> None:
     """Moves both sides in front of ``branch`` (true side first) and drops it; a store
     to a local declared outside keeps the local's value when its side is not taken."""
     block, cond = branch.parent, branch.cond
-    inside = {s.id for s in branch.walk_all() if isinstance(s, ir.AllocaStmt)}
+    # a flattenable branch holds no block of its own: its sides' statements are all
+    inside = {s.id for side in branch.blocks() for s in side.stmts if isinstance(s, ir.AllocaStmt)}
 
     def put(stmt: ir.Stmt) -> None:
-        block.insert(block.stmts.index(branch), stmt)
+        block.insert(block.index(branch), stmt)  # searched from the last insertion
 
     for side, taken in ((branch.true_block, True), (branch.false_block, False)):
         _spell_out_local_updates(side)
@@ -183,24 +184,28 @@ def _flatten(branch: ir.IfStmt) -> None:
                 fresh.pop(stmt.alloca.id, None)
             put(stmt)
         side.stmts.clear()
-    block.stmts.remove(branch)
-    branch.parent = None
+    transform.remove(branch)
 
 
 def _spell_out_local_updates(side: ir.Block) -> None:
     """``x += v`` on a local (an atomic on an alloca) as the read, the op and the store
     it is (``codegen`` emits it so): the forms :func:`_pad_update` knows."""
+    new_for: dict[int, ir.Stmt] = {}
     for stmt in list(side.stmts):
         if isinstance(stmt, ir.AtomicOpStmt):
             old = ir.LocalLoadStmt(stmt.dest)
             new = ir.BinaryOpStmt(stmt.op, old, stmt.value, stmt.dest.dtype)
             store = ir.LocalStoreStmt(stmt.dest, new)
-            replace_uses(side, stmt, old)  # the atomic's value is the old one
+            new_for[stmt.id] = old  # the atomic's value is the old one
             at = side.stmts.index(stmt)
             side.stmts[at : at + 1] = []
             for offset, part in enumerate((old, new, store)):
                 part.pos = stmt.pos
                 side.insert(at + offset, part)
+    for stmt in side.stmts if new_for else ():  # no nested block: no walk needed
+        for operand in stmt.operands():
+            if operand.id in new_for:
+                stmt.replace_operand(operand, new_for[operand.id])
 
 
 def _select_store(store: ir.LocalStoreStmt, cond: ir.Stmt, taken: bool, put) -> None:
@@ -240,7 +245,7 @@ def _pad_update(store: ir.LocalStoreStmt, read: ir.Stmt | None, cond: ir.Stmt, t
     choice = ir.SelectStmt(cond, kept, unused, value.dtype)
     pad.pos = choice.pos = store.pos
     home = value.parent  # the side's statements were moved in front of the branch
-    home.insert(home.stmts.index(value), pad)
-    home.insert(home.stmts.index(value), choice)
+    home.insert(home.index(value), pad)
+    home.insert(home.index(value), choice)
     value.replace_operand(step, choice)
     return True

@@ -235,9 +235,9 @@ def _strip_and_swap(task: ir.OffloadedStmt, begin: int, end: int, inner: ir.Rang
         lanes.body.append(stmt)
     for stmt in list(body.stmts):
         lanes.body.append(stmt)
-    for stmt in [s for s in head if isinstance(s, ir.LoopIndexStmt)]:
-        transform.replace_uses(lanes.body, stmt, index)
-        transform.remove(stmt)
+    indices = [s for s in head if isinstance(s, ir.LoopIndexStmt)]
+    transform.replace_all_uses(lanes.body, {stmt.id: index for stmt in indices})
+    transform.remove_all(indices)
 
 
 def _zero(anchor: ir.Stmt, pos) -> ir.Stmt:

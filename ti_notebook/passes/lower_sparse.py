@@ -33,7 +33,9 @@ from ti_notebook.passes import plan_arith as arith
 def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     changed = _guard_sparse_struct_fors(kernel)
     check = options is None or options.check_bounds
-    for stmt in list(kernel.block.walk()):
+    stmts = list(kernel.block.walk())
+    users = transform.users_of(stmts)  # once: each rewrite below reads its readers here
+    for stmt in stmts:
         if isinstance(stmt, (ir.GlobalStoreStmt, ir.AtomicOpStmt)):
             ptr = stmt.ptr if isinstance(stmt, ir.GlobalStoreStmt) else stmt.dest
             if (
@@ -42,12 +44,12 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
                 and not _visited_cell(ptr)
             ):
                 if ptr.field in kernel.no_activate:
-                    no_activate.store_if_active(kernel, stmt, ptr)
+                    no_activate.store_if_active(kernel, stmt, ptr, users)
                 else:
                     arith.activate(arith.Emitter(stmt), ptr.field.layout(), ptr.indices)
                 changed = True
         elif isinstance(stmt, ir.SNodeOpStmt):
-            _lower_snode_op(kernel, stmt, check)
+            _lower_snode_op(stmt, check, users)
             changed = True
     return changed
 
@@ -129,7 +131,7 @@ def _guard_sparse_struct_fors(kernel: KernelIR) -> bool:
     return guarded
 
 
-def _lower_snode_op(kernel: KernelIR, stmt: ir.SNodeOpStmt, check: bool) -> None:
+def _lower_snode_op(stmt: ir.SNodeOpStmt, check: bool, users: dict) -> None:
     layout = stmt.snode.layout()
     emit = arith.Emitter(stmt)
     sparse_path = [level for level in layout.levels if level.is_sparse]
@@ -152,8 +154,8 @@ def _lower_snode_op(kernel: KernelIR, stmt: ir.SNodeOpStmt, check: bool) -> None
     else:
         _deactivate(emit, stmt.snode, layout, stmt.indices)
     if result is not None:
-        transform.replace_uses(kernel.block, stmt, result)
-    stmt.parent.stmts.remove(stmt)
+        transform.replace_in_users(users, stmt, result)
+    transform.remove(stmt)
 
 
 def _deactivate(emit: arith.Emitter, snode, layout, indices: list[ir.Stmt]) -> None:

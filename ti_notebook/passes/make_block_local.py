@@ -369,13 +369,23 @@ def _write_back(emit: arith.Emitter, plan: dict) -> None:
 def _redirect(plan: dict, keep_atomics: bool) -> None:
     """Accesses to the field become accesses to the buffer (its atomics plain ones, but
     where ``keep_atomics``: threads sharing the buffer)."""
+    # one walk per block holding accesses, for all of them (not one per access)
+    new_for: dict[int, ir.Stmt] = {}
+    slots: dict[int, tuple[ir.Block, set[int]]] = {}  # block -> the slots made there
     for ptr in plan["accesses"]:
-        slot = _buffer_ptr(arith.Emitter(ptr), plan, ptr.indices)
-        transform.replace_uses(ptr.parent, ptr, slot)
-        for user in list(ptr.parent.stmts):
-            if isinstance(user, ir.AtomicOpStmt) and user.dest is slot and not keep_atomics:
-                to_plain(user, ptr.parent)
-        ptr.parent.stmts.remove(ptr)
+        slot = new_for[ptr.id] = _buffer_ptr(arith.Emitter(ptr), plan, ptr.indices)
+        slots.setdefault(id(ptr.parent), (ptr.parent, set()))[1].add(slot.id)
+    for block, _ in slots.values():
+        transform.replace_all_uses(block, new_for)
+    transform.remove_all(plan["accesses"])
+    if keep_atomics:
+        return
+    for block, mine in slots.values():
+        plain: dict[int, ir.Stmt] = {}
+        for user in list(block.stmts):
+            if isinstance(user, ir.AtomicOpStmt) and user.dest.id in mine:
+                to_plain(user, block, plain)
+        transform.replace_all_uses(block, plain)
 
 
 def _shifted(name: str, offset: int) -> str:

@@ -32,20 +32,27 @@ from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.passes import plan_arith as arith
 
 
-def store_if_active(kernel: KernelIR, stmt: ir.Stmt, ptr: ir.GlobalPtrStmt) -> None:
+def store_if_active(
+    kernel: KernelIR, stmt: ir.Stmt, ptr: ir.GlobalPtrStmt, users: dict | None = None
+) -> None:
     """Moves ``stmt`` (a store or atomic through ``ptr``) under a test that the cells on
-    ``ptr``'s path are active; an atomic's value becomes 0 when it did not run."""
+    ``ptr``'s path are active; an atomic's value becomes 0 when it did not run. ``users``
+    (``transform.users_of`` the kernel, made once by the caller) spares a walk of the
+    kernel per statement."""
+    if users is None:
+        users = transform.users_of(kernel.block.walk())
     layout = ptr.field.layout()
     emit = arith.Emitter(stmt)
     levels = [level for level in layout.levels if level.is_sparse]
-    guard = emit(ir.IfStmt(arith.is_active(emit, layout, ptr.indices, levels)))
-    used = isinstance(stmt, ir.AtomicOpStmt) and transform.use_counts(kernel.block)[stmt.id]
-    if used:
+    used = isinstance(stmt, ir.AtomicOpStmt) and bool(users.get(stmt.id))
+    if used:  # the local is declared before the branch that stores into it
         result = emit(ir.AllocaStmt(stmt.dtype))
         emit(ir.LocalStoreStmt(result, emit.const(0, stmt.dtype)))
+    guard = emit(ir.IfStmt(arith.is_active(emit, layout, ptr.indices, levels)))
+    if used:
         value = transform.insert_after(stmt, ir.LocalLoadStmt(result))
         value.pos = stmt.pos
-        transform.replace_uses(kernel.block, stmt, value)
+        transform.replace_in_users(users, stmt, value)
     transform.remove(stmt)
     guard.true_block.append(stmt)
     if used:

@@ -71,32 +71,37 @@ def _move_shared_locals(kernel: KernelIR, parallel: list[ir.OffloadedStmt]) -> N
             for operand in stmt.operands():
                 if isinstance(operand, ir.AllocaStmt) and not transform.contains(task, operand):
                     shared[operand.id] = operand
-    for alloca in shared.values():
-        move_local_to_temp(kernel, alloca)
+    move_locals_to_temps(kernel, list(shared.values()))
 
 
 def move_local_to_temp(kernel: KernelIR, alloca: ir.AllocaStmt) -> ir.TempPtrStmt:
     """``alloca`` becomes a kernel temporary: loads and stores of it become global ones."""
-    offset = kernel.new_temp(alloca.dtype.size)
-    temp = ir.TempPtrStmt(offset, alloca.dtype)
-    temp.pos = alloca.pos
-    block = alloca.parent
-    block.stmts[block.stmts.index(alloca)] = temp
-    temp.parent = block
-    _rewrite_local_accesses(kernel.block, alloca, temp)
-    return temp
+    return move_locals_to_temps(kernel, [alloca])[alloca.id]
 
 
-def _rewrite_local_accesses(root: ir.Block, alloca: ir.AllocaStmt, temp: ir.TempPtrStmt) -> None:
+def move_locals_to_temps(kernel: KernelIR, allocas: list[ir.AllocaStmt]) -> dict:
+    """Each of ``allocas`` becomes a kernel temporary (alloca id -> its TempPtrStmt), their
+    loads and stores rewritten in one walk of the kernel for all of them."""
+    temps: dict[int, ir.TempPtrStmt] = {}
+    for alloca in allocas:
+        temp = temps[alloca.id] = ir.TempPtrStmt(kernel.new_temp(alloca.dtype.size), alloca.dtype)
+        temp.pos = alloca.pos
+        transform.replace_stmt(alloca, temp)
+    if temps:
+        _rewrite_local_accesses(kernel.block, temps)
+    return temps
+
+
+def _rewrite_local_accesses(root: ir.Block, temps: dict[int, ir.TempPtrStmt]) -> None:
     new_for: dict[int, ir.Stmt] = {}  # every load's uses rewritten in one walk
     for stmt in list(root.walk()):
-        if isinstance(stmt, ir.LocalLoadStmt) and stmt.alloca is alloca:
-            new = ir.GlobalLoadStmt(temp)
-        elif isinstance(stmt, ir.LocalStoreStmt) and stmt.alloca is alloca:
-            new = ir.GlobalStoreStmt(temp, stmt.value)
+        if isinstance(stmt, ir.LocalLoadStmt) and stmt.alloca.id in temps:
+            new = ir.GlobalLoadStmt(temps[stmt.alloca.id])
+        elif isinstance(stmt, ir.LocalStoreStmt) and stmt.alloca.id in temps:
+            new = ir.GlobalStoreStmt(temps[stmt.alloca.id], stmt.value)
         else:
-            if isinstance(stmt, ir.AtomicOpStmt) and stmt.dest is alloca:
-                stmt.dest = temp
+            if isinstance(stmt, ir.AtomicOpStmt) and stmt.dest.id in temps:
+                stmt.dest = temps[stmt.dest.id]
             continue
         new.pos = stmt.pos
         transform.replace_stmt(stmt, new)

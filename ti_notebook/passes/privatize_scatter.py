@@ -125,9 +125,11 @@ def _rewrite(task: ir.OffloadedStmt, fields, atomics, span) -> None:
     start, stop = span
     buffer = task.prologue.append(ir.ScratchAllocStmt(stop - start))
     buffer.pos = task.pos
+    new_for: dict[int, ir.Stmt] = {}  # every atomic's uses rewritten in one walk
     for atomic in atomics:
         atomic.dest.private = (buffer, start)
-        to_plain(atomic, task.body)
+        to_plain(atomic, task.body, new_for)
+    transform.replace_all_uses(task.body, new_for)
     for field in fields:
         _add_back(task.epilogue, field, buffer, start)
     task.epilogue.append(ir.ScratchFreeStmt(buffer))

@@ -46,6 +46,7 @@ _LOOPS = (ir.RangeForStmt, ir.WhileStmt, ir.StructForStmt)
 # values an index may be computed from inside the loop and still be recomputed before it
 _PURE = (ir.ConstStmt, ir.BinaryOpStmt, ir.UnaryOpStmt, ir.CastStmt, ir.SelectStmt)
 _MAY_TRAP = {"floordiv", "mod", "truediv"}  # by zero; fine by a non-zero constant
+_ACCESSES = (ir.GlobalLoadStmt, ir.GlobalStoreStmt)
 
 
 def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
@@ -60,12 +61,20 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
         for loop in reversed(loops):  # inner loops first: a value moves out step by step
             if isinstance(loop, ir.StructForStmt) or getattr(loop, "block_role", None):
                 continue
-            for group in _invariant_locations(loop):
-                how = _how_to_hoist(kernel, loop, group, owned, ranges)
+            # every group decided on the IR as it is, then all promoted: promoting one
+            # element changes nothing another's decision reads (its own pointers and
+            # indices), and the ranges are then built once per loop, not per element
+            groups, users = _invariant_locations(loop)
+            facts = _LoopFacts(loop, users)
+            chosen = []
+            for group in groups:
+                how = _how_to_hoist(kernel, facts, group, owned, ranges)
                 if how is not None:
-                    _promote(loop, group, guarded=how == "guarded")
-                    ranges.clear()  # the IR changed: a later proof starts afresh
-                    promoted.append(_name(group[0]))
+                    chosen.append((group, how))
+            if chosen:
+                _promote(loop, chosen)
+                promoted.extend(_name(group[0]) for group, _ in chosen)
+                ranges.clear()  # the IR changed: a later proof starts afresh
     kernel.report["promoted"].extend(promoted)
     return bool(promoted)
 
@@ -134,9 +143,10 @@ def _inside(stmt: ir.Stmt, loop: ir.Stmt) -> bool:
     return False
 
 
-def _invariant_locations(loop: ir.Stmt) -> list[list[ir.Stmt]]:
+def _invariant_locations(loop: ir.Stmt) -> tuple[list[list[ir.Stmt]], dict]:
     """Groups of pointers in ``loop`` to one loop-invariant element, which are all the
-    loop's accesses to that element's field and are only loaded from or stored to."""
+    loop's accesses to that element's field and are only loaded from or stored to; and
+    pointer id -> the statements in the loop reading it."""
     by_key: dict[object, list[ir.Stmt]] = {}
     users: dict[int, list[ir.Stmt]] = {}
     opaque = False
@@ -149,7 +159,7 @@ def _invariant_locations(loop: ir.Stmt) -> list[list[ir.Stmt]]:
             if isinstance(operand, _POINTERS):
                 users.setdefault(operand.id, []).append(stmt)
     if opaque:
-        return []
+        return [], users
     groups = []
     for key, pointers in by_key.items():
         first = pointers[0]
@@ -163,7 +173,7 @@ def _invariant_locations(loop: ir.Stmt) -> list[list[ir.Stmt]]:
             continue
         if all(_plain_use(u, p) for p in pointers for u in users.get(p.id, [])):
             groups.append(pointers)
-    return groups
+    return groups, users
 
 
 def _plain_use(user: ir.Stmt, ptr: ir.Stmt) -> bool:
@@ -176,10 +186,44 @@ def _dense(field: ir.FieldRef) -> bool:
     return all(node.kind in ("dense", "root") for node in field.path)
 
 
-def _how_to_hoist(kernel, loop, group, owned, ranges) -> str | None:
+class _LoopFacts:
+    """What the decisions read about one loop, found once for all its groups (a walk of
+    the loop per group would make a long loop body quadratic)."""
+
+    def __init__(self, loop: ir.Stmt, users: dict) -> None:
+        self.loop, self.users = loop, users
+        self._exits: bool | None = None
+        self._direct: set[int] | None = None
+
+    def exits_early(self) -> bool:
+        """A break, continue or return leaves an iteration of the loop early."""
+        if self._exits is None:
+            self._exits = any(
+                isinstance(stmt, ir.ReturnStmt)
+                or (
+                    isinstance(stmt, (ir.BreakStmt, ir.ContinueStmt))
+                    and transform.enclosing(stmt, _LOOPS) is self.loop
+                )
+                for stmt in self.loop.walk_all()
+            )
+        return self._exits
+
+    def direct(self) -> set[int]:
+        """Pointers loaded from or stored to in the loop's own block."""
+        if self._direct is None:
+            self._direct = {
+                s.ptr.id
+                for s in self.loop.body.stmts
+                if isinstance(s, (ir.GlobalLoadStmt, ir.GlobalStoreStmt))
+            }
+        return self._direct
+
+
+def _how_to_hoist(kernel, facts: _LoopFacts, group, owned, ranges) -> str | None:
     """ "free" (load before the loop unconditionally), "guarded" (only when the loop runs
     at least once) or None (leave it)."""
-    uses = _uses(loop, group)
+    loop = facts.loop
+    uses = [u for p in group for u in facts.users.get(p.id, ())]
     if not uses:  # a pointer left over by another pass: nothing to keep
         return None
     stores = any(isinstance(u, ir.GlobalStoreStmt) for u in uses)
@@ -188,14 +232,9 @@ def _how_to_hoist(kernel, loop, group, owned, ranges) -> str | None:
         return None
     if isinstance(group[0], ir.GlobalPtrStmt) and _in_bounds(kernel, group[0], ranges):
         return "free"
-    if isinstance(loop, ir.RangeForStmt) and _reached_first(loop, group):
+    if isinstance(loop, ir.RangeForStmt) and _reached_first(facts, group):
         return "guarded"
     return None
-
-
-def _uses(loop: ir.Stmt, group: list[ir.Stmt]) -> list[ir.Stmt]:
-    ids = {p.id for p in group}
-    return [s for s in loop.walk_all() if any(o.id in ids for o in s.operands())]
 
 
 def _in_bounds(kernel: KernelIR, ptr: ir.GlobalPtrStmt, ranges: list) -> bool:
@@ -209,51 +248,57 @@ def _in_bounds(kernel: KernelIR, ptr: ir.GlobalPtrStmt, ranges: list) -> bool:
     return True
 
 
-def _reached_first(loop: ir.RangeForStmt, group: list[ir.Stmt]) -> bool:
+def _reached_first(facts: _LoopFacts, group: list[ir.Stmt]) -> bool:
     """The loop's first iteration surely accesses the element: a use of it sits in the
     loop's own block (not under an if or an inner loop) and nothing leaves the loop's
     iteration early."""
-    for stmt in loop.walk_all():
-        if isinstance(stmt, (ir.BreakStmt, ir.ContinueStmt, ir.ReturnStmt)):
-            target = transform.enclosing(stmt, _LOOPS)
-            if target is loop or isinstance(stmt, ir.ReturnStmt):
-                return False
-    ids = {p.id for p in group}
-    return any(
-        isinstance(s, (ir.GlobalLoadStmt, ir.GlobalStoreStmt)) and s.ptr.id in ids
-        for s in loop.body.stmts
-    )
+    if facts.exits_early():
+        return False
+    direct = facts.direct()
+    return any(p.id in direct for p in group)
 
 
-def _promote(loop: ir.Stmt, group: list[ir.Stmt], guarded: bool) -> None:
-    first = group[0]
-    anchor = _guard(loop) if guarded else loop
+def _promote(loop: ir.Stmt, chosen: list[tuple[list[ir.Stmt], str]]) -> None:
+    """Each chosen group's element in a local across ``loop``: loaded before it (under one
+    ``if begin < end`` when a group must be "guarded"), stored back after it when the
+    loop stores it; the loop's accesses rewritten in one walk for all of them."""
+    anchor = _guard(loop) if any(how == "guarded" for _, how in chosen) else loop
     copies: dict = {}
-    indices = [_computed_before(index, loop, anchor, copies) for index in first.indices]
-    if isinstance(first, ir.GlobalPtrStmt):
-        hoisted = ir.GlobalPtrStmt(first.field, indices)
-    else:
-        hoisted = ir.ExternalPtrStmt(first.arg_index, first.ndim, indices, first.dtype)
-    local = ir.AllocaStmt(first.dtype, f"promoted_{_name(first)}")
-    before = [hoisted, local, ir.GlobalLoadStmt(hoisted)]
-    before.append(ir.LocalStoreStmt(local, before[-1]))
-    for stmt in before:
-        stmt.pos = first.pos
-        transform.insert_before(anchor, stmt)
-    stored = False
-    ids = {p.id for p in group}
+    local_of: dict[int, ir.Stmt] = {}  # pointer id -> its element's local
+    homes = []
+    for group, _ in chosen:
+        first = group[0]
+        indices = [_computed_before(index, loop, anchor, copies) for index in first.indices]
+        if isinstance(first, ir.GlobalPtrStmt):
+            hoisted = ir.GlobalPtrStmt(first.field, indices)
+        else:
+            hoisted = ir.ExternalPtrStmt(first.arg_index, first.ndim, indices, first.dtype)
+        local = ir.AllocaStmt(first.dtype, f"promoted_{_name(first)}")
+        before = [hoisted, local, ir.GlobalLoadStmt(hoisted)]
+        before.append(ir.LocalStoreStmt(local, before[-1]))
+        for stmt in before:
+            stmt.pos = first.pos
+            transform.insert_before(anchor, stmt)
+        local_of.update((p.id, local) for p in group)
+        homes.append((first, hoisted, local))
+    stored: set[int] = set()
+    new_for: dict[int, ir.Stmt] = {}  # every load's uses rewritten in one walk
     for stmt in list(loop.walk_all()):
-        if isinstance(stmt, ir.GlobalLoadStmt) and stmt.ptr.id in ids:
-            _replace(stmt, ir.LocalLoadStmt(local), loop)
-        elif isinstance(stmt, ir.GlobalStoreStmt) and stmt.ptr.id in ids:
-            _replace(stmt, ir.LocalStoreStmt(local, stmt.value), loop)
-            stored = True
-    for ptr in group:
-        transform.remove(ptr)
-    if stored:
-        value = transform.insert_after(anchor, ir.LocalLoadStmt(local))
-        store = transform.insert_after(value, ir.GlobalStoreStmt(hoisted, value))
-        value.pos = store.pos = first.pos
+        local = local_of.get(stmt.ptr.id) if isinstance(stmt, _ACCESSES) else None
+        if local is None:
+            continue
+        if isinstance(stmt, ir.GlobalLoadStmt):
+            new_for[stmt.id] = _replace(stmt, ir.LocalLoadStmt(local))
+        else:
+            _replace(stmt, ir.LocalStoreStmt(local, stmt.value))
+            stored.add(local.id)
+    transform.replace_all_uses(loop.body, new_for)
+    transform.remove_all([p for group, _ in chosen for p in group])
+    for first, hoisted, local in homes:
+        if local.id in stored:
+            value = transform.insert_after(anchor, ir.LocalLoadStmt(local))
+            store = transform.insert_after(value, ir.GlobalStoreStmt(hoisted, value))
+            value.pos = store.pos = first.pos
 
 
 def _guard(loop: ir.RangeForStmt) -> ir.Stmt:
@@ -269,10 +314,6 @@ def _guard(loop: ir.RangeForStmt) -> ir.Stmt:
     return loop
 
 
-def _replace(old: ir.Stmt, new: ir.Stmt, loop: ir.Stmt) -> None:
+def _replace(old: ir.Stmt, new: ir.Stmt) -> ir.Stmt:
     new.pos = old.pos
-    block = old.parent
-    block.stmts[block.stmts.index(old)] = new
-    new.parent = block
-    if old.dtype is not None:
-        transform.replace_uses(loop.body, old, new)
+    return transform.replace_stmt(old, new)

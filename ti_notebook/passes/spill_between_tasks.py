@@ -42,7 +42,7 @@ from ti_notebook.ir import transform
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
-from ti_notebook.passes.offload import move_local_to_temp
+from ti_notebook.passes.offload import move_locals_to_temps
 
 _CLONABLE = (ir.ConstStmt, ir.ArgLoadStmt, ir.ExternalShapeStmt, ir.TempPtrStmt)
 _ARITHMETIC = (ir.BinaryOpStmt, ir.UnaryOpStmt, ir.CastStmt, ir.SelectStmt)
@@ -68,15 +68,14 @@ def _owners(kernel: KernelIR) -> dict[int, ir.OffloadedStmt]:
 
 def _move_shared_locals(kernel: KernelIR) -> bool:
     owner = _owners(kernel)
-    shared = []
+    shared: dict[int, ir.AllocaStmt] = {}
     for task in kernel.tasks():
         for stmt in task.walk_all():
             for operand in stmt.operands():
                 crosses = owner.get(operand.id) not in (task, None)
-                if isinstance(operand, ir.AllocaStmt) and crosses and operand not in shared:
-                    shared.append(operand)
-    for alloca in shared:
-        move_local_to_temp(kernel, alloca)
+                if isinstance(operand, ir.AllocaStmt) and crosses:
+                    shared[operand.id] = operand
+    move_locals_to_temps(kernel, list(shared.values()))  # one walk for all of them
     return bool(shared)
 
 
@@ -98,7 +97,8 @@ def _forward_temporaries(kernel: KernelIR) -> bool:
                 loads.setdefault(operand.offset, []).append(stmt)
             else:
                 other_uses.add(operand.offset)
-    forwarded = False
+    new_for: dict[int, ir.Stmt] = {}  # each load -> the stored value, in one walk
+    gone: list[ir.Stmt] = []
     for offset, [store] in ((k, v) for k, v in stores.items() if len(v) == 1):
         task = owner[store.id]
         top_level = task.kind == "serial" and store.parent is task.body
@@ -108,18 +108,16 @@ def _forward_temporaries(kernel: KernelIR) -> bool:
         if any(owner[load.id] is task for load in readers):
             continue
         for load in readers:
-            transform.replace_uses(kernel.block, load, store.value)
-            _replace_task_bounds(kernel, load, store.value)
-            transform.remove(load)
-        transform.remove(store)
-        forwarded = True
-    return forwarded
-
-
-def _replace_task_bounds(kernel: KernelIR, old: ir.Stmt, new: ir.Stmt) -> None:
+            new_for[load.id] = store.value
+        gone.extend(readers)
+        gone.append(store)
+    transform.replace_all_uses(kernel.block, new_for)
     for task in kernel.tasks():  # a task's operands are not under its own blocks
-        if old in task.operands():
-            task.replace_operand(old, new)
+        for operand in task.operands():
+            if operand.id in new_for:
+                task.replace_operand(operand, new_for[operand.id])
+    transform.remove_all(gone)
+    return bool(gone)
 
 
 def _import_values(

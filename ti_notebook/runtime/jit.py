@@ -24,6 +24,7 @@ import threading
 import llvmlite.binding as llvm
 
 from ti_notebook.runtime import native_symbols
+from ti_notebook.runtime.stage_clock import stage
 
 _lock = threading.Lock()
 _engine: JitEngine | None = None
@@ -57,14 +58,24 @@ class JitEngine:
     # -- building --------------------------------------------------------------
     def parse(self, ir_text: str) -> llvm.ModuleRef:
         """Parses and verifies LLVM IR text, stamped with the host triple/layout."""
-        module = llvm.parse_assembly(ir_text)
-        module.triple = self.triple
-        module.data_layout = str(self.target_data)
-        module.verify()
+        with stage("llvm_parse"):
+            module = llvm.parse_assembly(ir_text)
+            module.triple = self.triple
+            module.data_layout = str(self.target_data)
+            module.verify()
         return module
 
     def optimize(self, module: llvm.ModuleRef, speed_level: int = 3) -> None:
-        """Runs LLVM's default O<speed_level> pipeline (with vectorisers) in place."""
+        """Runs LLVM's default O<speed_level> pipeline (with vectorisers) in place.
+
+        The pass builder and its pipeline are made per call (about 0.2 ms): a pipeline
+        cannot run twice (LLVM aborts), and a pass builder kept across modules keeps their
+        analyses too (each run slower than the last, and results cached for a freed
+        module's addresses)."""
+        with stage("llvm_optimise"):
+            self._optimize(module, speed_level)
+
+    def _optimize(self, module: llvm.ModuleRef, speed_level: int) -> None:
         pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
         pto.loop_vectorization = speed_level >= 2
         pto.slp_vectorization = speed_level >= 2
@@ -77,7 +88,8 @@ class JitEngine:
         return self.target_machine.emit_assembly(module)
 
     def object_code(self, module: llvm.ModuleRef) -> bytes:
-        return self.target_machine.emit_object(module)
+        with stage("machine_code"):
+            return self.target_machine.emit_object(module)
 
     # -- loading ---------------------------------------------------------------
     def add_symbol(self, name: str, address: int) -> None:
