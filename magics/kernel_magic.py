@@ -43,6 +43,7 @@ from ti_notebook.magics.cell_options import (
     positive_int,
     select_arch,
 )
+from ti_notebook.magics.compile_split import split_text
 from ti_notebook.magics.compile_watch import (
     CellProgress,
     KernelCellInterrupt,
@@ -112,7 +113,9 @@ class KernelMagics(Magics):
         help="show the kernel profiler's record of the launches this cell makes: per "
         "specialisation (add_one[a=rows]), launches, total, min, median and max ms, GB/s and "
         "%% of the copy bandwidth where known, as a table and a bar chart of total time. "
-        "Turns the profiler on for the session if it is off (ti.profiler.enable()).",
+        "Turns the profiler on for the session if it is off (ti.profiler.enable()). "
+        "Before it: where each kernel compiled in the cell spent its compile time (tracing, "
+        "the passes and the slowest of them, LLVM IR, LLVM's optimisation, machine code).",
     )
     @argument(
         "--tune",
@@ -157,7 +160,9 @@ class KernelMagics(Magics):
         magic turns it on for the session if it was off, and says so); after the cell a
         table shows this cell's launches, one row per specialisation, with a bar chart
         of their total time (also in ti.profiler.launches() and
-        ti.profiler.export_trace(path)).
+        ti.profiler.export_trace(path)). Before the table, each kernel the cell compiled
+        shows where its compile time went, stage by stage (kernel.report.stage_times); a
+        compile over a second names its slowest stage in its summary line in any case.
 
         Errors point at the cell's line and column with a caret; set TI_DEBUG=1 to see
         the compiler's frames as well. %%kernel -h (or --help, or %kernel?) prints this.
@@ -229,6 +234,9 @@ class KernelMagics(Magics):
         if "layout" in args.show:
             self._show_layouts(run.kernels, stages)
         if profile is not None:
+            for name, kernel_stages in stages.items():
+                if kernel_stages is not None:
+                    print(split_text(name, kernel_stages["report"]))
             for bundle in profile.outputs():
                 display(bundle, raw=True)
         if args.tune:

@@ -32,6 +32,8 @@ from pygments.lexers import GasLexer, JsonLexer, LlvmLexer, PythonLexer, TextLex
 from pygments.lexers.ptx import PtxLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text
 
+from ti_notebook.magics.compile_split import slow_note
+
 STAGES = (
     "ast",
     "ir",
@@ -96,9 +98,10 @@ def summary_line(name: str, report: dict) -> str:
     passes = ", ".join(report.get("passes") or []) or "none"
     head = f"{name}: {verb} in {ms:.1f} ms ({_CACHE_TEXT.get(cache, cache)})"
     line = f"{head} | tasks: {tasks} | passes: {passes}"
+    slow = slow_note(report)  # a compile over a second says where its time went
     # the decision ignores the time's digits, so a re-run prints the same shape
     if len(line) - len(f"{ms:.1f}") + 5 <= SUMMARY_WIDTH:
-        return line
+        return line if slow is None else f"{line}\n{slow}"
     parts = [head] + [
         textwrap.fill(
             f"{label}: {text}",
@@ -110,7 +113,7 @@ def summary_line(name: str, report: dict) -> str:
         )
         for label, text in (("tasks", tasks), ("passes", passes))
     ]
-    return "\n".join(parts)
+    return "\n".join(parts + ([slow] if slow is not None else []))
 
 
 def tasks_text(tasks: list) -> str:
