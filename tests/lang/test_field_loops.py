@@ -330,3 +330,44 @@ def test_struct_fields_copy_member_by_member():
     assert sparse.active_elements(s.mass).all()
     blocks[0][0].deactivate_all()
     assert not s.to_numpy()["mass"].any()
+
+
+CACHED_RUN = """
+import numpy as np
+import ti_notebook as ti
+ti.init(arch=ti.cpu)
+traced = []
+ti.watch_compiles(lambda e: traced.append(e.kernel) if e.stage == "tracing" else None)
+x, v = ti.field(ti.f32), ti.Vector.field(2, ti.f32)
+ti.root.pointer(ti.i, 4).dense(ti.i, 2).place(x, v)
+y = ti.field(ti.f32, shape=8)
+x[1] = 1.0
+x.fill(2.0)
+v.fill([1.0, 2.0])
+x.from_numpy(np.ones(8, np.float32))
+v.to_numpy()
+y.copy_from(x)
+ti.sync()
+print(sorted(set(traced)))
+"""
+
+
+def test_a_second_process_loads_the_loops_from_the_offline_cache(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "loops.py"
+    script.write_text(CACHED_RUN)
+    env = {**os.environ, "TI_OFFLINE_CACHE_FILE_PATH": str(tmp_path / "cache")}
+    env.pop("TI_OFFLINE_CACHE", None)
+    runs = [
+        subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
+        )
+        for _ in range(2)
+    ]
+    assert all(run.returncode == 0 for run in runs), runs[-1].stderr[-2000:]
+    first, second = (run.stdout.strip().splitlines()[-1] for run in runs)
+    assert "_fill" in first and "_copy" in first
+    assert second == "[]"

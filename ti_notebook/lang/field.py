@@ -249,7 +249,7 @@ class Field:
             self._view[...] = value
             return
         # Taichi's rule: the active cells only, activating none
-        loop_registry.loops().fill((self,), [value])
+        loop_registry.loops().fill(self, [value])
 
     def to_numpy(self, dtype=None) -> np.ndarray:
         self._materialize()
@@ -257,7 +257,7 @@ class Field:
             if self._memory.device is not None:
                 before_host_access(self._memory, write=False)
             return host_copy.copy_out(self._view, dtype, _config.current().num_threads)
-        values = loop_registry.loops().to_numpy((self,)).reshape(self.shape)  # inactive: 0
+        values = loop_registry.loops().to_numpy(self)  # inactive: 0
         return values.astype(dtype) if dtype is not None else values
 
     def from_numpy(self, array) -> None:
@@ -274,7 +274,7 @@ class Field:
             host_copy.copy_into(self._view, array, _config.current().num_threads)
             return
         # as fill(): active cells only
-        loop_registry.loops().from_numpy((self,), array[..., None])
+        loop_registry.loops().from_numpy(self, array)
 
     def copy_from(self, other: Field) -> None:
         """``self[I] = other[I]`` for every index, as Taichi's: the fields' shapes must

@@ -45,44 +45,51 @@ from ti_notebook.runtime.memory import before_host_access
 _ARRAY = NdarrayType()  # any type and rank: one specialisation per (type, rank)
 
 
-# Each kernel takes the field's scalar components (a tuple: one for a scalar field,
-# n*m for a matrix field, row-major) and ``shared``: whether they all sit in one cell
-# of one SNode. Then one struct-for visits their common active cells; otherwise each
-# component's own cells are visited, so each keeps its own activity.
+# Each kernel takes the field itself (scalar, vector or matrix: a template argument the
+# offline cache can find its tree from) and ``shape``, its element shape: () for a
+# scalar, (n,) for a vector, (n, m) for a matrix. One struct-for visits the cells that
+# all components share; a vector/matrix field whose components sit in different SNodes
+# runs the scalar loops once per component instead (see _components_apart).
 @kernel
-def _fill(parts: template(), shared: template(), values: _ARRAY):
-    if static(shared):
-        for idx in grouped(parts[0]):
-            for k in static(range(len(parts))):
-                parts[k][idx] = values[k]
-    else:
-        for k in static(range(len(parts))):
-            for idx in grouped(parts[k]):
-                parts[k][idx] = values[k]
-
-
-@kernel
-def _read(parts: template(), shared: template(), out: _ARRAY):
-    if static(shared):
-        for idx in grouped(parts[0]):
-            for k in static(range(len(parts))):
-                out[idx, k] = parts[k][idx]
-    else:
-        for k in static(range(len(parts))):
-            for idx in grouped(parts[k]):
-                out[idx, k] = parts[k][idx]
+def _fill(f: template(), shape: template(), values: _ARRAY):
+    for idx in grouped(f):
+        if static(len(shape) == 0):
+            f[idx] = values[0]
+        elif static(len(shape) == 1):
+            for p in static(range(shape[0])):
+                f[idx][p] = values[p]
+        else:
+            for p in static(range(shape[0])):
+                for q in static(range(shape[1])):
+                    f[idx][p, q] = values[p * shape[1] + q]
 
 
 @kernel
-def _write(parts: template(), shared: template(), source: _ARRAY):
-    if static(shared):
-        for idx in grouped(parts[0]):
-            for k in static(range(len(parts))):
-                parts[k][idx] = source[idx, k]
-    else:
-        for k in static(range(len(parts))):
-            for idx in grouped(parts[k]):
-                parts[k][idx] = source[idx, k]
+def _read(f: template(), shape: template(), out: _ARRAY):
+    for idx in grouped(f):
+        if static(len(shape) == 0):
+            out[idx] = f[idx]
+        elif static(len(shape) == 1):
+            for p in static(range(shape[0])):
+                out[idx, p] = f[idx][p]
+        else:
+            for p in static(range(shape[0])):
+                for q in static(range(shape[1])):
+                    out[idx, p, q] = f[idx][p, q]
+
+
+@kernel
+def _write(f: template(), shape: template(), source: _ARRAY):
+    for idx in grouped(f):
+        if static(len(shape) == 0):
+            f[idx] = source[idx]
+        elif static(len(shape) == 1):
+            for p in static(range(shape[0])):
+                f[idx][p] = source[idx, p]
+        else:
+            for p in static(range(shape[0])):
+                for q in static(range(shape[1])):
+                    f[idx][p, q] = source[idx, p, q]
 
 
 @kernel
@@ -90,13 +97,12 @@ def _copy(dst: template(), src: template(), shape: template()):
     # every index, as Taichi's copy_from: reading an inactive cell gives 0, and writing
     # activates the destination's cell
     for idx in grouped(ndrange(*shape)):
-        for k in static(range(len(dst))):
-            dst[k][idx] = src[k][idx]
+        dst[idx] = src[idx]
 
 
 @kernel
-def _mark(part: template(), out: _ARRAY):
-    for idx in grouped(part):
+def _mark(f: template(), out: _ARRAY):
+    for idx in grouped(f):
         out[idx] = 1
 
 
@@ -106,13 +112,25 @@ def _deactivate_cells(node: template()):
         deactivate(node, idx)
 
 
-def _shared(parts: tuple) -> bool:
+def _element_shape(field) -> tuple[int, ...]:
+    return tuple(field.element_shape) if hasattr(field, "components") else ()
+
+
+def _components_apart(field) -> bool:
+    """A vector/matrix field whose components are not all in one SNode's cells."""
+    parts = getattr(field, "components", None)
+    if not parts:
+        return False
     parent = parts[0].snode.parent()
-    return all(p.snode.parent() is parent for p in parts)
+    return any(p.snode.parent() is not parent for p in parts)
 
 
-def _run(compiled_kernel, parts: tuple, write: bool, *args) -> None:
-    memory = parts[0]._memory
+def _first(field):
+    return field.components[0] if hasattr(field, "components") else field
+
+
+def _run(compiled_kernel, field, write: bool, *args) -> None:
+    memory = _first(field)._memory
     if memory.device is not None and _config.current().arch == "cpu":
         # a host loop over a tree that also has a device copy reads the host bytes
         before_host_access(memory, write=write)
@@ -133,65 +151,65 @@ def _launch(compiled_kernel, *args) -> None:
         profiler.set_enabled(recording)
 
 
-def fill(parts: tuple, values: list) -> None:
-    """Writes ``values[k]`` into component ``k`` of every active element."""
-    dtype = parts[0].dtype.np_dtype
-    array = np.asarray(values, dtype=dtype).reshape(len(parts))
-    _run(_fill, parts, True, parts, _shared(parts), array)
+def fill(field, values: list) -> None:
+    """Writes ``values`` (one element's components, row-major) into every active
+    element."""
+    array = np.asarray(values, dtype=_first(field).dtype.np_dtype).reshape(-1)
+    if _components_apart(field):
+        for component, value in zip(field.components, array, strict=True):
+            fill(component, [value])
+        return
+    _run(_fill, field, True, field, _element_shape(field), array)
 
 
-def to_numpy(parts: tuple) -> np.ndarray:
-    """The components' values, shaped ``field.shape + (len(parts),)``; inactive elements
+def to_numpy(field) -> np.ndarray:
+    """The field's values, shaped ``field.shape + element shape``; inactive elements
     give zeros."""
-    first = parts[0]
-    out = np.zeros((*first.shape, len(parts)), dtype=first.dtype.np_dtype)
-    _run(_read, parts, False, parts, _shared(parts), out)
+    shape = _element_shape(field)
+    if _components_apart(field):
+        parts = [to_numpy(component) for component in field.components]
+        return np.stack(parts, axis=-1).reshape(field.shape + shape)
+    out = np.zeros(field.shape + shape, dtype=_first(field).dtype.np_dtype)
+    _run(_read, field, False, field, shape, out)
     return out
 
 
-def from_numpy(parts: tuple, array: np.ndarray) -> None:
-    """Writes ``array`` (shaped ``field.shape + (len(parts),)``, of the field's type) into
-    the active elements."""
-    source = np.ascontiguousarray(array, dtype=parts[0].dtype.np_dtype)
-    _run(_write, parts, True, parts, _shared(parts), source)
+def from_numpy(field, array: np.ndarray) -> None:
+    """Writes ``array`` (shaped ``field.shape + element shape``, of the field's type)
+    into the active elements."""
+    shape = _element_shape(field)
+    if _components_apart(field):
+        flat = array.reshape(field.shape + (-1,))
+        for k, component in enumerate(field.components):
+            from_numpy(component, flat[..., k])
+        return
+    source = np.ascontiguousarray(array, dtype=_first(field).dtype.np_dtype)
+    _run(_write, field, True, field, shape, source)
 
 
 def copy_from(dst, src) -> None:
     """``dst.copy_from(src)`` for scalar and vector/matrix fields: the kinds, element
-    shapes and shapes must match, then every index is copied (:func:`copy`)."""
-    dst_parts, dst_shape = _parts(dst)
-    if type(src) is not type(dst) or _parts(src)[1] != dst_shape:
-        what = "scalar field" if dst_shape == () else f"field of element shape {dst_shape}"
+    shapes and shapes must match, then every index is copied (``dst[I] = src[I]``)."""
+    shape = _element_shape(dst)
+    if type(src) is not type(dst) or _element_shape(src) != shape:
+        what = "scalar field" if shape == () else f"field of element shape {shape}"
         raise TiTypeError(
             f"copy_from: {dst.label} copies from a {what}, got "
             + (src.label if hasattr(src, "label") else type(src).__name__),
             hint="pass a field of the same kind, element shape and shape",
         )
-    src_parts = _parts(src)[0]
-    dst_parts[0]._materialize()
-    src_parts[0]._materialize()
+    _first(dst)._materialize()
+    _first(src)._materialize()
     if src.shape != dst.shape:
         raise TiValueError(
             f"copy_from: {dst.label} of shape {dst.shape} does not match the source "
             f"{src.label} of shape {src.shape}",
             hint="copy between fields of one shape (to_numpy/from_numpy with slicing otherwise)",
         )
-    copy(dst_parts, src_parts)
-
-
-def _parts(field) -> tuple[tuple, tuple[int, ...]]:
-    """A field's scalar components and its element shape (``()`` for a scalar field)."""
-    if hasattr(field, "components"):
-        return tuple(field.components), tuple(field.element_shape)
-    return (field,), ()
-
-
-def copy(dst: tuple, src: tuple) -> None:
-    """``dst[idx] = src[idx]`` for every index of the (equal) shapes."""
-    for part in src:
-        if part._memory.device is not None and _config.current().arch == "cpu":
-            before_host_access(part._memory, write=False)
-    _run(_copy, dst, True, dst, src, tuple(dst[0].shape))
+    memory = _first(src)._memory
+    if memory.device is not None and _config.current().arch == "cpu":
+        before_host_access(memory, write=False)
+    _run(_copy, dst, True, dst, src, tuple(dst.shape))
 
 
 def deactivate_cells(node) -> None:
@@ -206,10 +224,10 @@ def deactivate_cells(node) -> None:
 def active_mask(field) -> np.ndarray:
     """Field-shaped bools: True where every sparse cell on the element's path is active
     (the cells a struct-for over the field visits)."""
-    part = field.components[0] if hasattr(field, "components") else field
+    part = _first(field)
     part._materialize()
     out = np.zeros(part.shape, dtype=np.uint8)
-    _run(_mark, (part,), False, part, out)
+    _run(_mark, part, False, part, out)
     return out.view(bool)
 
 

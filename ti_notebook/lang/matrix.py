@@ -354,8 +354,7 @@ class MatrixField:
         if view is not None:  # one strided copy (element_views.py)
             return host_copy.copy_out(view, dtype, _config.current().num_threads)
         # sparse or split layouts: one compiled loop, zeros for inactive cells
-        values = loop_registry.loops().to_numpy(tuple(self.components))
-        values = values.reshape(self.shape + self.element_shape)
+        values = loop_registry.loops().to_numpy(self)
         return values.astype(dtype) if dtype is not None else values
 
     def from_numpy(self, array) -> None:
@@ -370,7 +369,7 @@ class MatrixField:
         if view is not None:
             host_copy.copy_into(view, array, _config.current().num_threads)
             return
-        loop_registry.loops().from_numpy(tuple(self.components), array.reshape(self.shape + (-1,)))
+        loop_registry.loops().from_numpy(self, array)
 
     def copy_from(self, other: MatrixField) -> None:
         """``self[I] = other[I]`` for every index, as Taichi's (see ``Field.copy_from``):
@@ -398,7 +397,7 @@ class MatrixField:
         first = self.components[0]
         first._materialize()
         if first._view is None:  # sparse or split: one compiled loop for all components
-            loop_registry.loops().fill(tuple(self.components), items)
+            loop_registry.loops().fill(self, items)
             return
         for component, item in zip(self.components, items, strict=True):
             component.fill(item)
