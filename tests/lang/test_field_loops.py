@@ -58,6 +58,13 @@ def dynamic(field):
     return [(node, "dynamic")]
 
 
+def pointer_dynamic(field):  # lists inside pointer cells
+    outer = ti.root.pointer(ti.i, N)
+    lists = outer.dynamic(ti.j, N, chunk_size=4)
+    lists.place(field)
+    return [(outer, (1, N)), (lists, "dynamic")]
+
+
 def dense_split(field):  # dense, but split over two levels: no NumPy view either
     ti.root.dense(ti.ij, 4).dense(ti.ij, 2).place(field)
     return []
@@ -71,6 +78,7 @@ KINDS = {
 }
 CASES = [(layout, "f32") for layout in (pointer, bitmasked, pointer_bitmasked, pointer_pointer)]
 CASES += [(dynamic, "f32"), (dense_split, "f32"), (pointer, "i32"), (dynamic, "i32")]
+CASES += [(pointer_dynamic, "f32"), (pointer_dynamic, "vec3")]
 CASES += [(layout, kind) for layout in (pointer, bitmasked, dynamic) for kind in ("vec3", "mat22")]
 
 
@@ -115,7 +123,10 @@ class Model:
             if cell_of(index, block) == cell:
                 self.values[index] = 0
                 for deeper, (_node, inner) in enumerate(self.levels[depth + 1 :], depth + 1):
-                    self.cells[deeper].discard(cell_of(index, inner))
+                    if inner == "dynamic":
+                        self.lengths[index[0]] = 0
+                    else:
+                        self.cells[deeper].discard(cell_of(index, inner))
         self.cells[depth].discard(cell)
 
     def expected(self) -> np.ndarray:
@@ -189,7 +200,7 @@ def test_python_scope_methods_match_the_dense_model(layout, kind):
             ti.deactivate(node, cell)
         else:
             cell = sorted(model.cells[depth])[0]
-            ti.deactivate(node, list(cell))
+            ti.deactivate(node, list(cell)[: len(node.shape)])
         model.deactivate(depth, cell)
         check(field, model)
     field.fill(fill)

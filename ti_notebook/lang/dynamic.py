@@ -192,21 +192,6 @@ def clear_list(node, indices) -> None:
     counts[index] = 0
 
 
-def clear_lists(layout, level, memory, where=None) -> None:
-    """Empties the lists of a dynamic level (those where ``where``, a bool array shaped
-    like the lengths, is True; all without it) and zeroes what they held."""
-    counts = lengths(level, memory)
-    chosen = counts > 0 if where is None else (counts > 0) & where
-    lists = np.argwhere(chosen)
-    if lists.size:
-        axis = level.axes[0]
-        full = np.insert(lists, axis, 0, axis=1)
-        starts = layout.addresses_at(full)
-        for start, used in zip(starts.tolist(), counts[chosen].tolist(), strict=True):
-            memory.zero(start, used * level.cell_size)
-    counts[chosen] = 0
-
-
 def grow_to(layout, level, memory, index: tuple[int, ...]) -> None:
     """A Python-scope write of element ``index``: its list becomes at least long enough
     to hold it (Taichi's rule for writes)."""

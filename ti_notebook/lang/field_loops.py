@@ -112,6 +112,12 @@ def _deactivate_cells(node: template()):
         deactivate(node, idx)
 
 
+@kernel
+def _empty_lists(node: template()):
+    for idx in grouped(node.parent()):  # the lists' cells: inactive ones hold no list
+        deactivate(node, idx)
+
+
 def _element_shape(field) -> tuple[int, ...]:
     return tuple(field.element_shape) if hasattr(field, "components") else ()
 
@@ -213,12 +219,13 @@ def copy_from(dst, src) -> None:
 
 
 def deactivate_cells(node) -> None:
-    """Deactivates every active cell of a ``pointer``/``bitmasked`` node: each is zeroed
-    and the sparse cells inside it become inactive (``ti.deactivate`` in a kernel)."""
+    """Deactivates every active cell of a ``pointer``/``bitmasked`` node (each is zeroed
+    and the sparse cells inside it become inactive: ``ti.deactivate`` in a kernel), or
+    empties every list of a ``dynamic`` node."""
     memory = node.builder.tree.memory
     if memory.device is not None and _config.current().arch == "cpu":
         before_host_access(memory, write=True)
-    _launch(_deactivate_cells, node)
+    _launch(_empty_lists if node.kind == "dynamic" else _deactivate_cells, node)
 
 
 def active_mask(field) -> np.ndarray:

@@ -195,16 +195,13 @@ def _deactivate_all_cells(node) -> None:
     layout = node.layout()
     level = layout.levels[-1]
     memory = node.builder.tree.memory
-    if level.has_bits and node.parent().kind != "root":
-        # Inactive cells already hold zeros: a compiled loop over the active ones
-        # deactivates each (zeroing it and clearing the sparse cells inside it).
+    if node.parent().kind != "root":
+        # Inactive cells already hold zeros: a compiled loop over the active ones (the
+        # lists) deactivates each, zeroing it and clearing the sparse cells inside it.
         loop_registry.loops().deactivate_cells(node)
         return
     before_host_access(memory, write=True)
-    if node.parent().kind == "root":
-        # All of the node's cells are one range: zeroing it returns the pages.
-        memory.zero(level.offset, level.num_cells * level.cell_size)
-    else:
-        dynamic.clear_lists(layout, level, memory)
+    # All of the node's cells are one range: zeroing it returns the pages.
+    memory.zero(level.offset, level.num_cells * level.cell_size)
     for sparse in node.sparse_subtree():
         memory.zero(*sparse.level_plan.activity_span)
