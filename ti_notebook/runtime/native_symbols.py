@@ -239,7 +239,8 @@ def resolve(name: str, engine) -> int | None:
     there defines, which the JIT links itself), or None."""
     with _resolve_lock:
         if name in engine.defined:  # the runtime's code defines it: share it
-            address = engine.engine.get_function_address(name)
+            found = engine.engine
+            address = found.get_function_address(name) or found.get_global_value_address(name)
             if address:
                 llvm.add_symbol(name, address)
             return address or 0
