@@ -5,6 +5,8 @@ into locals and fields, vector ndarrays. ``test_reverse_ops.py`` has the arithme
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -343,3 +345,21 @@ def test_matrix_field_inverse_and_determinant_in_a_loop():
 
     values = np.array([[[2.0, 0.3], [0.1, 1.5]]] * 3) + np.arange(3)[:, None, None] * 0.2
     _tape_vs_fd(energy, m, loss, values)
+
+
+def test_constant_exponents_lower_to_constants_in_the_grad_kernel():
+    ti.init(arch=ti.cpu, default_fp=ti.f64)
+    x = ti.field(ti.f64, shape=N, needs_grad=True)
+    loss = ti.field(ti.f64, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def squares():
+        for i in x:
+            loss[None] += x[i] ** 2 + 0.5 * x[i] ** 3
+
+    _tape_vs_fd(squares, x, loss, np.linspace(-1.0, 1.0, N))
+    ir_text = squares.grad.stages()["ir_optimized"]
+    consts = dict(re.findall(r"(\$\d+) : f64 = const (\S+)", ir_text))
+    exponents = [consts.get(e) for e in re.findall(r"= pow \$\d+, (\$\d+)", ir_text)]
+    # x ** 2's derivative is 2 * x (no pow), x ** 3's is 3 * x ** 2.0: a constant
+    assert exponents == ["2.0"], ir_text

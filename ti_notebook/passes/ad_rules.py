@@ -142,7 +142,7 @@ def _binary(stmt: ir.BinaryOpStmt, a: ir.Stmt, b: ir.Stmt, s: ir.Stmt, m: Math) 
     if op == "pow":  # b a^(b-1); s log(a), taken as 0 where a <= 0 (a constant b there)
         found = []
         if _varies(lhs):
-            found.append((lhs, m.bin("mul", b, m.bin("pow", a, m.bin("sub", b, m.const(1.0, dt))))))
+            found.append((lhs, m.bin("mul", b, _lower_power(a, rhs, b, m))))
         if _varies(rhs):
             zero = m.const(0.0, dt)
             positive = m.cmp("gt", a, zero)
@@ -159,6 +159,18 @@ def _binary(stmt: ir.BinaryOpStmt, a: ir.Stmt, b: ir.Stmt, s: ir.Stmt, m: Math) 
     if op == "mod":  # a - floor(a / b) b
         return [(lhs, 1.0), (rhs, m.un("neg", m.un("floor", m.bin("truediv", a, b))))]
     return []  # comparisons and bit operations: no float result
+
+
+def _lower_power(a: ir.Stmt, exponent: ir.Stmt, b: ir.Stmt, m: Math) -> ir.Stmt:
+    """``a ** (b - 1)``; for a constant exponent (``x ** 2``: the usual case) the lowered
+    exponent is a constant too, and ``a`` itself for 2, so the grad kernel's IR reads
+    ``2.0 * a`` rather than ``pow(a, 2.0 - 1.0)``."""
+    if isinstance(exponent, ir.ConstStmt) and not isinstance(exponent.value, bool):
+        lower = exponent.value - 1
+        if lower == 1:
+            return a
+        return m.bin("pow", a, m.const(lower, exponent.dtype))
+    return m.bin("pow", a, m.bin("sub", b, m.const(1.0, a.dtype)))
 
 
 def _varies(stmt: ir.Stmt) -> bool:
