@@ -17,7 +17,7 @@ from ti_notebook.compiler import cache_keys, cache_policy
 from ti_notebook.lang import config as _config
 from ti_notebook.lang.field import free_all_fields
 from ti_notebook.lang.kernel import reset_all_kernels
-from ti_notebook.runtime import cuda_driver, profiler
+from ti_notebook.runtime import cuda_driver, kernel_code, profiler
 from ti_notebook.runtime.launch import no_launch_running
 
 
@@ -95,6 +95,7 @@ def reset() -> None:
         free_all_fields()
         reset_all_kernels()
         _config.set_current(None)
+    kernel_code.close_dead()  # dead kernels' machine code goes now, not at the next load
     # the next session's ti.init decides; until then is_enabled() says what a first
     # call's default session would do (the record itself stays until cleared)
     profiler.set_enabled(False)

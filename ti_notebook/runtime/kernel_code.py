@@ -26,6 +26,8 @@ dropping kernels frees their code.
     >>> del loaded; _ = gc.collect()
     >>> live_count() - before
     0
+    >>> close_dead() >= 1  # its engine is closed at the next load, or here
+    True
 """
 
 from __future__ import annotations
@@ -38,9 +40,13 @@ import llvmlite.binding as llvm
 from ti_notebook.runtime import native_symbols
 from ti_notebook.runtime.jit import jit
 
-# re-entrant: the collector may free a dead kernel's code (__del__) in the middle of load()
 _lock = threading.RLock()
 _live: weakref.WeakSet = weakref.WeakSet()
+# Engines of code that died, closed at the next safe point (close_dead): the collector
+# runs __del__ at any allocation, in any thread, possibly while another thread is inside
+# an llvmlite call on the same LLVM context; closing an engine there once deadlocked a
+# compile. Appending to a list is atomic and calls no LLVM.
+_dead: list[llvm.ExecutionEngine] = []
 
 
 class KernelCode:
@@ -66,9 +72,24 @@ class KernelCode:
             _live.discard(self)
 
     def __del__(self) -> None:
+        engine = getattr(self, "_engine", None)
         # during interpreter shutdown the module globals may already be gone
-        if _lock is not None and getattr(self, "_engine", None) is not None:
-            self.release()
+        if engine is not None and _dead is not None:
+            self._engine = None
+            _dead.append(engine)
+
+
+def close_dead() -> int:
+    """Frees the machine code of kernels that died since the last call; returns how many.
+
+    :func:`load` calls it, so a re-run cell's new kernel frees the old one's code.
+    """
+    closed = 0
+    with _lock:
+        while _dead:
+            _dead.pop().close()
+            closed += 1
+    return closed
 
 
 def load(object_code: bytes, names: list[str]) -> KernelCode:
@@ -77,6 +98,7 @@ def load(object_code: bytes, names: list[str]) -> KernelCode:
     it needs an external symbol nothing resolves (``runtime/native_symbols.py``)."""
     shared = jit()
     native_symbols.check_object(object_code, shared)
+    close_dead()
     with _lock:
         # the engine owns its target machine (and frees it when closed): one each
         machine = llvm.Target.from_triple(shared.triple).create_target_machine(
