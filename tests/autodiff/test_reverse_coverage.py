@@ -363,3 +363,88 @@ def test_constant_exponents_lower_to_constants_in_the_grad_kernel():
     exponents = [consts.get(e) for e in re.findall(r"= pow \$\d+, (\$\d+)", ir_text)]
     # x ** 2's derivative is 2 * x (no pow), x ** 3's is 3 * x ** 2.0: a constant
     assert exponents == ["2.0"], ir_text
+
+
+def test_atomic_max_and_min_into_fields_take_the_winner():
+    """The value that ended in the field gets the adjoint (Taichi 1.7 gives it to all)."""
+    ti.init(arch=ti.cpu, default_fp=ti.f64)
+    x = ti.field(ti.f64, shape=7, needs_grad=True)
+    high = ti.field(ti.f64, shape=(), needs_grad=True)
+    low = ti.field(ti.f64, shape=2, needs_grad=True)
+    loss = ti.field(ti.f64, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def extremes():
+        for i in x:
+            ti.atomic_max(high[None], x[i] * x[i])
+            ti.atomic_min(low[i % 2], ti.sin(x[i]))
+
+    @ti.kernel
+    def combine():
+        loss[None] += 3.0 * high[None] + low[0] * low[1]
+
+    def both():
+        high[None] = -10.0  # set outside the kernels, as a starting value
+        low.fill(10.0)
+        extremes()
+        combine()
+
+    values = np.array([0.1, 0.9, 0.3, -0.2, 0.5, -1.1, 0.05])
+
+    def loss_of(v):
+        x.from_numpy(v)
+        loss[None] = 0.0
+        both()
+        return loss[None]
+
+    x.from_numpy(values)
+    high[None] = -10.0
+    low.fill(10.0)
+    with ti.ad.Tape(loss=loss):
+        extremes()
+        combine()
+    got = x.grad.to_numpy()
+    assert_close(got, numeric_gradient(loss_of, values), rtol=1e-6, atol=1e-6)
+    # x = -1.1 wins the max and lane 1's min, x = 0.05 lane 0's min: no one else
+    assert np.flatnonzero(got).tolist() == [5, 6]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_atomic_max_and_min_on_locals(mode):
+    ti.init(arch=ti.cpu, default_fp=ti.f64)
+    x = ti.field(ti.f64, shape=5, needs_grad=True, needs_dual=True)
+    loss = ti.field(ti.f64, shape=(), needs_grad=True, needs_dual=True)
+
+    @ti.kernel
+    def clipped():
+        for i in x:
+            top = 0.0
+            ti.atomic_max(top, x[i] * 2.0)
+            bottom = 1.0
+            old = ti.atomic_min(bottom, ti.exp(x[i]))
+            loss[None] += top * bottom + old
+
+    values = np.array([0.5, -0.3, 0.2, -0.7, 0.1])
+
+    def loss_of(v):
+        x.from_numpy(v)
+        loss[None] = 0.0
+        clipped()
+        return loss[None]
+
+    want = numeric_gradient(loss_of, values)
+    x.from_numpy(values)
+    if mode == "reverse":
+        with ti.ad.Tape(loss=loss):
+            clipped()
+        got = x.grad.to_numpy()
+    else:
+        got = np.zeros(5)
+        for k in range(5):
+            seed = [0.0] * 5
+            seed[k] = 1.0
+            with ti.ad.FwdMode(loss=loss, param=x, seed=seed):
+                clipped()
+            got[k] = loss.dual[None]
+    assert_close(got, want, rtol=1e-6, atol=1e-6)
+    assert np.count_nonzero(got) >= 3

@@ -11,6 +11,8 @@ kernel is optimised, cached and reported like any kernel:
   ``adjoint * ∂result/∂operand`` into its operands' (``ad_rules.partials``);
 - ``v = x[i]`` adds ``adjoint(v)`` into ``x.grad[i]`` atomically; ``x[i] = v`` reads
   ``x.grad[i]`` into ``adjoint(v)`` and clears it; ``x[i] += v`` reads it;
+  ``ti.atomic_max(x[i], v)`` (``min``) reads it into ``adjoint(v)`` where ``v`` is the
+  value ``x[i]`` ended with (each of a tie gets it: Taichi 1.7 gives it to every ``v``);
 - a local's adjoint is a local too: a load adds into it, a store moves it to the
   stored value and clears it;
 - a serial loop inside runs backwards; the locals it changes are pushed on a
@@ -43,7 +45,7 @@ from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
-from ti_notebook.passes import ad_access_rule, ad_replay
+from ti_notebook.passes import ad_access_rule, ad_local_atomics, ad_replay
 from ti_notebook.passes.ad_clone import Env, renamed
 from ti_notebook.passes.ad_rules import Math, differentiable, partials
 from ti_notebook.passes.ad_stack import AdStack
@@ -56,6 +58,7 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
         return False
     if options.autodiff == "reverse_validated":  # ti.ad.Tape(validation=True)
         ad_access_rule.check(kernel.name.removesuffix("_grad"), kernel.block)
+    ad_local_atomics.spell_out(kernel.block)
     kernel.block = _Adjoint(kernel, options).kernel_block(kernel.block)
     return True
 
@@ -180,6 +183,13 @@ class _Adjoint:
     def global_atomic(self, stmt: ir.AtomicOpStmt, env: Env, m: Math) -> None:
         target = self.gradient_pointer(stmt.dest, env, m)
         if target is None or not differentiable(stmt.value):
+            return
+        if stmt.op in ("max", "min"):
+            # the kernel left the winner in the field (the grad kernel runs after it)
+            final = m.emit(ir.GlobalLoadStmt(env_get(env, stmt.dest)))
+            chosen = m.cmp("eq", env_get(env, stmt.value), final)
+            g = m.emit(ir.GlobalLoadStmt(target))
+            self.accumulate(stmt.value, m.select(chosen, g, m.const(0.0, g.dtype)), m)
             return
         if stmt.op not in ("add", "sub"):
             raise TiNotImplementedError(

@@ -21,16 +21,19 @@ an atomic add writes the dual beside the value, and each float local has a dual 
 
 from __future__ import annotations
 
+from ti_notebook.errors import TiNotImplementedError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
+from ti_notebook.passes import ad_local_atomics
 from ti_notebook.passes.ad_rules import Math, differentiable, partials
 
 
 def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:
     if options.autodiff != "forward":
         return False
+    ad_local_atomics.spell_out(kernel.block)
     _Dual(kernel).block(kernel.block)
     return True
 
@@ -85,7 +88,19 @@ class _Dual:
                 self.duals[stmt.id] = total
 
     def atomic(self, stmt: ir.AtomicOpStmt, m: Math) -> None:
-        if stmt.op not in ("add", "sub") or stmt.value.id not in self.duals:
+        if stmt.value.id not in self.duals:
+            return
+        global_extreme = stmt.op in ("max", "min") and not isinstance(stmt.dest, ir.AllocaStmt)
+        if global_extreme and self.dual_pointer(stmt.dest, m) is not None:
+            # which thread's value wins is known only when the kernel ends
+            raise TiNotImplementedError(
+                f"kernel '{self.kernel.name}': forward mode has no derivative for an "
+                f"atomic {stmt.op} into a field with a dual",
+                stmt.pos,
+                hint="differentiate it in reverse mode (ti.ad.Tape), where the value "
+                "that ended in the field takes the derivative",
+            )
+        if stmt.op not in ("add", "sub"):
             return
         if isinstance(stmt.dest, ir.AllocaStmt):
             target = self.duals.get(stmt.dest.id)
