@@ -145,10 +145,9 @@ def test_a_window_loop_that_handles_esc_itself_ends_on_it():
         if frame == 2:
             view._receive({"type": "key_down", "key": "a", "modifiers": []})
             esc(view)
-        if window.get_event(ti.ui.PRESS):
-            if window.event.key == ti.ui.ESCAPE:
-                ended = frame
-                break
+        if window.get_event(ti.ui.PRESS) and window.event.key == ti.ui.ESCAPE:
+            ended = frame
+            break
         window.show()
     assert ended is not None and ended > 2
     other, view = new_window()
