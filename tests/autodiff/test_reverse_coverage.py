@@ -448,3 +448,36 @@ def test_atomic_max_and_min_on_locals(mode):
             got[k] = loss.dual[None]
     assert_close(got, want, rtol=1e-6, atol=1e-6)
     assert np.count_nonzero(got) >= 3
+
+
+def test_values_computed_inside_branches_reach_their_adjoints():
+    """The adjoint of an if runs in an if of its own after the forward sweep: the values
+    its branches computed (gathers whose bounds stay checked, nested ifs, serial code,
+    serial loops) are carried across."""
+    ti.init(arch=ti.cpu, default_fp=ti.f64)
+    x = ti.field(ti.f64, shape=6, needs_grad=True)
+    index = ti.field(ti.i32, shape=6)
+    loss = ti.field(ti.f64, shape=(), needs_grad=True)
+    index.from_numpy(np.array([3, 2, 1, 0, 5, 4], dtype=np.int32))
+
+    @ti.kernel
+    def branches():
+        if x[0] > -5.0:  # serial code at the kernel's top level
+            t = x[0] * x[1]
+            loss[None] += ti.sin(t)
+        for i in x:
+            if index[i] >= 0:
+                v = x[index[i]] * x[index[i]]
+                if v > 0.01:
+                    w = ti.exp(0.3 * v)
+                    loss[None] += ti.sin(v) * w
+                else:
+                    loss[None] += v
+            acc = x[i]
+            for _ in range(3):
+                if acc > 0.0:
+                    u = acc * 0.5
+                    acc = acc + ti.sin(u)
+            loss[None] += acc
+
+    _tape_vs_fd(branches, x, loss, np.array([0.5, -0.3, 0.2, 0.9, 0.05, -0.7]))

@@ -6,6 +6,12 @@ on fields left out (Taichi's rule: the grad kernel writes gradients only), and p
 dropped. When ``record`` is set, each serial loop pushes the locals it changes at the
 start of every iteration, for its reversed copy to pop (``ad_stack.py``).
 
+The adjoint of an ``if`` is an ``if`` of its own, after the whole forward sweep, so the
+values the forward copy computed inside its branches do not reach it: each is kept in
+a local made before the outermost ``if`` (a *spill*, ``Env`` key ``("spill", id)``), and
+the adjoint's branch reads them back (:func:`spilled_values`). LLVM turns those locals
+back into registers.
+
     >>> from ti_notebook.ir import nodes as ir
     >>> from ti_notebook.ir.kernel_ir import KernelIR
     >>> from ti_notebook.ir.types import f32
@@ -27,6 +33,19 @@ from ti_notebook.ir.transform import contains
 from ti_notebook.passes.ad_clone import Env, Unavailable, clone, renamed
 
 _TOP_LOOPS = (ir.RangeForStmt, ir.StructForStmt)
+# values an adjoint may read: kept across the forward and the adjoint ``if``
+_SPILLED = (
+    ir.ConstStmt,
+    ir.BinaryOpStmt,
+    ir.UnaryOpStmt,
+    ir.CastStmt,
+    ir.SelectStmt,
+    ir.LocalLoadStmt,
+    ir.GlobalLoadStmt,
+    ir.LoopIndexStmt,
+    ir.ExternalShapeStmt,
+    ir.SNodeOpStmt,
+)
 
 
 class Replay:
@@ -36,6 +55,7 @@ class Replay:
         self.kernel = kernel
         self.home = None
         self._carried: dict[int, list] = {}
+        self._spill_at: ir.IfStmt | None = None  # the outermost forward ``if`` copied now
 
     def block(
         self, block: ir.Block, env: Env, out: ir.Block, record: bool, top_level: bool = False
@@ -85,11 +105,23 @@ class Replay:
         if isinstance(stmt, ir.IfStmt):
             made = _at(ir.IfStmt(renamed(stmt.cond, env, stmt.pos)), stmt)
             out.append(made)
-            self.block(stmt.true_block, env, made.true_block, record)
-            self.block(stmt.false_block, env, made.false_block, record)
+            outermost = self._spill_at is None
+            if outermost:
+                self._spill_at = made
+            try:
+                self.block(stmt.true_block, env, made.true_block, record)
+                self.block(stmt.false_block, env, made.false_block, record)
+            finally:
+                if outermost:
+                    self._spill_at = None
             return
         if isinstance(stmt, ir.RangeForStmt):
-            self.loop(stmt, env, out, record)
+            # a loop's body is copied again where its adjoint runs: no spills from it
+            spill_at, self._spill_at = self._spill_at, None
+            try:
+                self.loop(stmt, env, out, record)
+            finally:
+                self._spill_at = spill_at
             return
         if isinstance(stmt, ir.StructForStmt):
             raise self.refuse(
@@ -97,7 +129,18 @@ class Replay:
                 "a struct-for inside a loop of a kernel that is differentiated",
                 "loop over range(n) or ti.ndrange instead",
             )
-        out.append(clone(stmt, env))
+        made = out.append(clone(stmt, env))
+        if self._spill_at is not None and isinstance(stmt, _SPILLED) and stmt.dtype is not None:
+            self._spill(stmt, made, env, out)
+
+    def _spill(self, stmt: ir.Stmt, made: ir.Stmt, env: Env, out: ir.Block) -> None:
+        """Keeps ``made`` (the copy of ``stmt`` inside a forward ``if``) in a local made
+        before the outermost ``if``, for the adjoint's ``if`` to read back."""
+        anchor = self._spill_at
+        local = _at(ir.AllocaStmt(made.dtype, "spill"), stmt)
+        anchor.parent.insert(anchor.parent.index(anchor), local)
+        out.append(_at(ir.LocalStoreStmt(local, made), stmt))
+        env[("spill", stmt.id)] = local
 
     def loop(self, stmt: ir.RangeForStmt, env: Env, out: ir.Block, record: bool) -> None:
         made = ir.RangeForStmt(
@@ -138,3 +181,15 @@ class Replay:
 def _at(stmt: ir.Stmt, where: ir.Stmt) -> ir.Stmt:
     stmt.pos = where.pos
     return stmt
+
+
+def spilled_values(block: ir.Block, env: Env, out: ir.Block) -> Env:
+    """A scope of ``env`` where the values computed directly in ``block`` (a branch of an
+    original ``if``) are loads, emitted into ``out``, of the locals their forward copies
+    were kept in (those of the ifs inside are read where their adjoints run)."""
+    inner = env.child()
+    for stmt in block.stmts:
+        local = env.get(("spill", stmt.id))
+        if local is not None:
+            inner[stmt.id] = out.append(_at(ir.LocalLoadStmt(local), stmt))
+    return inner

@@ -137,7 +137,8 @@ class _Adjoint:
                 (stmt.true_block, made.true_block),
                 (stmt.false_block, made.false_block),
             ):
-                for s in self.reversed_block(old, env):
+                inner = ad_replay.spilled_values(old, env, new)  # the forward if's values
+                for s in self.reversed_block(old, inner):
                     new.append(s)
         elif isinstance(stmt, ir.RangeForStmt):
             self.serial_loop(stmt, env, m)
@@ -186,7 +187,7 @@ class _Adjoint:
             return
         if stmt.op in ("max", "min"):
             # the kernel left the winner in the field (the grad kernel runs after it)
-            final = m.emit(ir.GlobalLoadStmt(env_get(env, stmt.dest)))
+            final = m.emit(ir.GlobalLoadStmt(self.primal_pointer(stmt.dest, env, m)))
             chosen = m.cmp("eq", env_get(env, stmt.value), final)
             g = m.emit(ir.GlobalLoadStmt(target))
             self.accumulate(stmt.value, m.select(chosen, g, m.const(0.0, g.dtype)), m)
@@ -254,6 +255,14 @@ class _Adjoint:
             self.heads[id(stmt.parent)] += [local, zero, _at(ir.LocalStoreStmt(local, zero), stmt)]
         old = m.emit(ir.LocalLoadStmt(local))
         m.emit(ir.LocalStoreStmt(local, m.bin("add", old, delta)))
+
+    def primal_pointer(self, ptr: ir.Stmt, env: Env, m: Math) -> ir.Stmt:
+        """``ptr`` made again here from its indices (its forward copy may sit in a branch
+        that does not reach this code)."""
+        if isinstance(ptr, ir.GlobalPtrStmt):
+            return m.emit(ir.GlobalPtrStmt(ptr.field, env_get(env, ptr.indices)))
+        indices = env_get(env, ptr.indices)
+        return m.emit(ir.ExternalPtrStmt(ptr.arg_index, ptr.ndim, indices, ptr.dtype))
 
     def gradient_pointer(self, ptr: ir.Stmt, env: Env, m: Math) -> ir.Stmt | None:
         """Where the adjoint of what ``ptr`` points at lives (None: nowhere)."""
