@@ -329,3 +329,16 @@ def test_overlapping_colours_blend_as_taichi_draws_them(monkeypatch):
         exec(OVERLAPS, {"gui": gui, "np": np})
         # lines: Taichi computes in f32, these in f64 (about 1e-3 apart at a rim)
         assert np.abs(gui.get_image()[:, :, :3] - want).max() < 5e-3, kernel
+
+
+def test_primitives_take_transposed_and_strided_positions(circle_path):
+    # simulation/mpm3d draws a projection built as np.array([u, v]).T: Fortran order
+    rng = np.random.default_rng(3)
+    pos = rng.random((2, 40))
+    ends = rng.random((2, 40))
+    expected, got = gui(), gui()
+    expected.circles(np.ascontiguousarray(pos.T), radius=2, color=0x00FF00)
+    expected.lines(np.ascontiguousarray(pos.T), np.ascontiguousarray(ends.T), color=0xFF)
+    got.circles(pos.T, radius=2, color=0x00FF00)
+    got.lines(pos.T, ends[:, ::1].T, color=0xFF)
+    np.testing.assert_array_equal(got.get_image(), expected.get_image())

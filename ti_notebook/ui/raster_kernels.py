@@ -130,7 +130,9 @@ def draw_circles(planes: np.ndarray, pos: np.ndarray, radius: np.ndarray, rgb: n
     """
     height, width = planes.shape[1:]
     # f32 products, as the NumPy splat computes them: both paths agree to the last bit
-    centre = pos.astype(np.float32) * np.array([width, height], np.float32)
+    # (ascontiguousarray: astype keeps a transposed input's Fortran order, which the
+    # kernel's ndarray argument refuses; simulation/mpm3d draws such a projection)
+    centre = np.ascontiguousarray(pos, np.float32) * np.array([width, height], np.float32)
     radius = np.ascontiguousarray(radius, np.float32)
     rgb = np.ascontiguousarray(rgb, np.float32)
     _launch(_circles, planes, centre, radius, rgb)
