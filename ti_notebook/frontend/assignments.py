@@ -68,6 +68,13 @@ def _assign(ctx: TraceContext, node: ast.Assign) -> None:
             assign(ctx, target, value, node.value)
 
 
+@HANDLERS.expression(ast.NamedExpr)
+def _named_expression(ctx: TraceContext, node: ast.NamedExpr):
+    """``(p := value)``: assigns ``p`` as ``p = value`` would, and is the new value of p."""
+    assign(ctx, node.target, ctx.expr(node.value), node.value)
+    return ctx.expr(node.target)
+
+
 @HANDLERS.statement(ast.AnnAssign)
 def _annotated_assign(ctx: TraceContext, node: ast.AnnAssign) -> None:
     annotation = static_eval(ctx, node.annotation)
