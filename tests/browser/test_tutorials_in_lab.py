@@ -41,7 +41,7 @@ print("TUNER-CHECK", len(_tuners), "ok" if _tuners and not _bad else f"failed {_
 EXTRA_CELLS = {"04-tuning-loop-config.ipynb": [TUNER_CHECK]}
 # A live GUI's `while gui.running:` loop runs until a reader stops it: once a view has
 # been on the page for STOP_AFTER_MS, press its stop button, as a reader would.
-STOP_AFTER_MS = 15_000
+STOP_AFTER_MS = 3_000  # a few frames each: enough to see the loop draw live
 STOP_LIVE_VIEWS = """ms => {
   if (window.__tiStopper) return;
   window.__tiStopper = setInterval(() => {
