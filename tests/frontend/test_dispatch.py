@@ -40,6 +40,7 @@ EXPRESSIONS = {
     ast.BoolOp,
     ast.Compare,
     ast.IfExp,
+    ast.NamedExpr,  # name := value
     ast.Call,
     # issue 17: comprehensions, unpacking, dict displays
     ast.ListComp,
