@@ -45,7 +45,7 @@ from ti_notebook.ui.frames import Event, FrameSink
 from ti_notebook.ui.gui_fields import FieldDrawing
 from ti_notebook.ui.gui_widgets import GuiWidgets, WidgetValue
 from ti_notebook.ui.images import as_array, image_planes
-from ti_notebook.ui.presenter import Presenter
+from ti_notebook.ui.presenter import PresentedFrames, Presenter
 from ti_notebook.ui.raster import Canvas
 from ti_notebook.ui.text import text_mask
 
@@ -69,7 +69,8 @@ def _points(values: Any, name: str) -> np.ndarray:
     return pts
 
 
-class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, cook_image
+# FieldDrawing: point_field, arrow_field, vector_field, contour, cook_image
+class GUI(PresentedFrames, FieldDrawing):
     """Taichi's ``ti.GUI`` (see the module): ``GUI(name, res, background_color, show_gui, ...)``.
 
     ``record=True`` (or :meth:`record`) keeps the frames for :meth:`animation`.
@@ -110,35 +111,6 @@ class GUI(FieldDrawing):  # point_field, arrow_field, vector_field, contour, coo
         self._widgets = GuiWidgets(lambda: self._presenter.sink, self._press)
         # sink, frame budget, recorder and cell outputs, shared with ti.ui.Window
         self._presenter = Presenter(name, self.res, show_gui, record, owner="ti.GUI")
-
-    @property
-    def frame(self) -> int:
-        """How many frames were shown."""
-        return self._presenter.frame
-
-    @property
-    def live(self) -> bool:
-        """Whether the frames go to a live view in the notebook."""
-        return self._presenter.live
-
-    @property
-    def max_frames(self) -> int | None:
-        """The frame budget (None: no limit)."""
-        return self._presenter.max_frames
-
-    @property
-    def last_frame(self) -> np.ndarray | None:
-        """The last frame kept (the picture a notebook's output shows), ``uint8 (h, w, 3)``
-        with row 0 at the top; None before one is kept. Headless without a budget in plain
-        Python keeps none (nothing would show it).
-
-        >>> import os; os.environ["TI_GUI_MAX_FRAMES"] = "1"
-        >>> gui = GUI("demo", res=(4, 2), background_color=0xFF0000)
-        >>> gui.show(); del os.environ["TI_GUI_MAX_FRAMES"]
-        >>> gui.last_frame.shape, gui.last_frame[0, 0].tolist()
-        ((2, 4, 3), [255, 0, 0])
-        """
-        return self._presenter.last_rgb
 
     @property
     def _sink(self) -> FrameSink:

@@ -34,7 +34,7 @@ from ti_notebook.errors import GUIFrameLimit, GUIStopped
 from ti_notebook.ui import output
 from ti_notebook.ui.frames import FrameSink, HeadlessSink
 
-__all__ = ["Presenter", "bool_environ", "open_live_view"]
+__all__ = ["PresentedFrames", "Presenter", "bool_environ", "open_live_view"]
 
 _live_failed_warned = False
 _pending: weakref.WeakSet[Presenter] = weakref.WeakSet()
@@ -240,3 +240,40 @@ class Presenter:
         """The recorded frames as an inline animation (a GIF); empty without ``record``."""
         frames = self.recorder.frames if self.recorder is not None else []
         return output.Animation(frames, fps)
+
+
+class PresentedFrames:
+    """What ``ti.GUI`` and ``ti.ui.Window`` say about their frames, read from the
+    :class:`Presenter` they keep as ``_presenter``.
+
+    >>> class Demo(PresentedFrames):
+    ...     def __init__(self):
+    ...         self._presenter = Presenter("demo", (4, 2), show=False, record=True)
+    >>> d = Demo(); d._presenter.present(np.full((2, 4, 3), 7, np.uint8))
+    >>> d.frame, d.live, d.last_frame.shape, int(d.last_frame[0, 0, 0])
+    (1, False, (2, 4, 3), 7)
+    """
+
+    _presenter: Presenter
+
+    @property
+    def frame(self) -> int:
+        """How many frames were shown."""
+        return self._presenter.frame
+
+    @property
+    def live(self) -> bool:
+        """Whether the frames go to a live view in the notebook."""
+        return self._presenter.live
+
+    @property
+    def max_frames(self) -> int | None:
+        """The frame budget (None: no limit)."""
+        return self._presenter.max_frames
+
+    @property
+    def last_frame(self) -> np.ndarray | None:
+        """The last frame kept (the picture a notebook's output shows), ``uint8 (h, w, 3)``
+        with row 0 at the top; None before one is kept. Headless without a budget in plain
+        Python keeps none (nothing would show it)."""
+        return self._presenter.last_rgb

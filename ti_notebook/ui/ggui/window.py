@@ -40,7 +40,7 @@ from ti_notebook.ui.ggui.buffers import FrameBuffer
 from ti_notebook.ui.ggui.canvas import Canvas
 from ti_notebook.ui.ggui.gui_panel import Gui
 from ti_notebook.ui.ggui.scene import Scene
-from ti_notebook.ui.presenter import Presenter
+from ti_notebook.ui.presenter import PresentedFrames, Presenter
 
 __all__ = ["PRESS", "RELEASE", "Window", "WindowEvent"]
 
@@ -68,7 +68,7 @@ class WindowEvent:
     modifier: tuple[str, ...] = ()
 
 
-class Window:
+class Window(PresentedFrames):
     """Taichi's ``ti.ui.Window(name, res, vsync, show_window, fps_limit, pos)``; see the
     module. ``record=True`` keeps the frames for :meth:`animation`."""
 
@@ -113,35 +113,6 @@ class Window:
             self._fb = FrameBuffer.get(*self.res)
             self._fb.fill(self._background)
         return self._fb
-
-    @property
-    def frame(self) -> int:
-        """How many frames were shown."""
-        return self._presenter.frame
-
-    @property
-    def live(self) -> bool:
-        """Whether the frames go to a live view."""
-        return self._presenter.live
-
-    @property
-    def max_frames(self) -> int | None:
-        """The frame budget (None: no limit)."""
-        return self._presenter.max_frames
-
-    @property
-    def last_frame(self) -> np.ndarray | None:
-        """The last frame kept (the picture a notebook's output shows), as ``ti.GUI``'s
-        :attr:`~ti_notebook.ui.gui.GUI.last_frame`: ``uint8 (h, w, 3)``, row 0 at the top,
-        or None before one is kept.
-
-        >>> import os; os.environ["TI_GUI_MAX_FRAMES"] = "1"
-        >>> window = Window("demo", (4, 2))
-        >>> window.show(); del os.environ["TI_GUI_MAX_FRAMES"]
-        >>> window.last_frame.shape
-        (2, 4, 3)
-        """
-        return self._presenter.last_rgb
 
     @property
     def running(self) -> bool:
