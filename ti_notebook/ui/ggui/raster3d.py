@@ -33,6 +33,7 @@ from ti_notebook.lang.ops import atomic_min, cast, ceil, floor, sqrt, static
 from ti_notebook.lang.ops import max as tmax
 from ti_notebook.lang.ops import min as tmin
 from ti_notebook.lang.types import i32, i64
+from ti_notebook.ui.ggui.raster2d import along  # (t along s0->s1, distance) of a pixel
 
 # uniform layout (indices into the ``uni`` field)
 U = {
@@ -177,18 +178,6 @@ def splat_triangles(
                             keep_nearest(key, x, y, depth_key(scale, d, tag))
 
 
-@func
-def segment_t(s0, s1, px, py):
-    """Where the pixel projects on the segment (0 at s0, 1 at s1) and its distance."""
-    dx = s1[0] - s0[0]
-    dy = s1[1] - s0[1]
-    ll = tmax(dx * dx + dy * dy, 1e-12)
-    t = ((px - s0[0]) * dx + (py - s0[1]) * dy) / ll
-    ex = px - (s0[0] + t * dx)
-    ey = py - (s0[1] + t * dy)
-    return Vector([t, sqrt(ex * ex + ey * ey)])
-
-
 @kernel
 def splat_lines(
     pos: template(),
@@ -215,7 +204,7 @@ def splat_lines(
             y1 = tmin(h - 1, cast(ceil(tmax(s0[1], s1[1]) + half), i32))
             for x in range(x0, x1 + 1):
                 for y in range(y0, y1 + 1):
-                    td = segment_t(s0, s1, x + 0.5, y + 0.5)
+                    td = along(s0, s1, x + 0.5, y + 0.5)
                     if td[0] >= 0.0 and td[0] <= 1.0 and td[1] <= half:
                         d = s0[2] + (s1[2] - s0[2]) * td[0]
                         keep_nearest(key, x, y, depth_key(scale, d, tag))
@@ -322,7 +311,7 @@ def resolve(
                     j1 = vertex_index(rint, idx, slot, 2 * e + 1)
                     s0 = to_screen(uni, view_point(uni, pos[j0]))
                     s1 = to_screen(uni, view_point(uni, pos[j1]))
-                    t = tmin(tmax(segment_t(s0, s1, px, py)[0], 0.0), 1.0)
+                    t = tmin(tmax(along(s0, s1, px, py)[0], 0.0), 1.0)
                     out = col[j0] * (1.0 - t) + col[j1] * t
             for ch in static(range(3)):
                 color[x, y][ch] = tmin(tmax(out[ch], 0.0), 1.0)
