@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from tests.autodiff.fd import assert_close, numeric_gradient
+from tests.autodiff.fd import (
+    assert_close,
+    check_elementwise_gradient,
+    field_loss,
+    numeric_gradient,
+    tape_gradient,
+)
 
 pytestmark = pytest.mark.cpu
 
@@ -202,49 +208,14 @@ ROUNDED = {"f_casts"}
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.name)
 def test_adjoint_matches_finite_differences(f):
-    ti.init(arch=ti.cpu, default_fp=ti.f64)
-    x = ti.field(ti.f64, shape=N, needs_grad=True)
-    y = ti.field(ti.f64, shape=N, needs_grad=True)
-    loss = ti.field(ti.f64, shape=(), needs_grad=True)
-
-    @ti.kernel
-    def compute(fn: ti.template()):
-        for i in x:
-            loss[None] += fn(x[i], y[i])
-
-    rng = np.random.default_rng(11)
-    xs = rng.uniform(-1.2, 1.2, N)
-    ys = rng.uniform(-1.2, 1.2, N)
-
-    def loss_of(values):
-        x.from_numpy(values[0])
-        y.from_numpy(values[1])
-        loss[None] = 0.0
-        compute(f)
-        return loss[None]
-
-    x.from_numpy(xs)
-    y.from_numpy(ys)
-    with ti.ad.Tape(loss=loss):
-        compute(f)
-    got = np.stack([x.grad.to_numpy(), y.grad.to_numpy()])
-    h, rtol = (1e-3, 1e-3) if f.name in ROUNDED else (1e-6, 1e-6)
-    assert_close(got, numeric_gradient(loss_of, np.stack([xs, ys]), h), rtol=rtol, atol=1e-6)
+    got = check_elementwise_gradient(f, N, seed=11, span=1.2, rounded=f.name in ROUNDED)
     assert np.any(got != 0)
 
 
 def _tape_vs_fd(kernel, x, loss, values, args=()):
-    def loss_of(v):
-        x.from_numpy(v)
-        loss[None] = 0.0
-        kernel(*args)
-        return loss[None]
-
-    x.from_numpy(values)
-    with ti.ad.Tape(loss=loss):
-        kernel(*args)
-    got = x.grad.to_numpy()
-    assert_close(got, numeric_gradient(loss_of, values), rtol=1e-6, atol=1e-6)
+    got = tape_gradient(kernel, x, loss, values, args)
+    want = numeric_gradient(field_loss(kernel, x, loss, args), values)
+    assert_close(got, want, rtol=1e-6, atol=1e-6)
     assert np.any(got != 0)
 
 
