@@ -7,26 +7,10 @@ import pytest
 from PIL import Image
 
 import ti_notebook as ti
+from tests.ui.fake_sink import FakeSink
 from ti_notebook.errors import GUIFrameLimit
 from ti_notebook.ui import output
 from ti_notebook.ui.frames import EXIT, MOTION, MOVE, PRESS, RELEASE, Event
-
-
-class FakeSink:
-    """A view that hands out scripted events (as tests/ui/test_gui_headless.py does)."""
-
-    def __init__(self, events=()):
-        self.pending, self.pushed = list(events), []
-
-    def push(self, rgb):
-        self.pushed.append(rgb)
-
-    def events(self):
-        out, self.pending = self.pending, []
-        return out
-
-    def close(self):
-        pass
 
 
 def test_running_ends_after_max_frames_and_one_more_show_raises(monkeypatch):

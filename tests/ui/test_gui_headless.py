@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 import ti_notebook as ti
+from tests.ui.fake_sink import FakeSink
 from ti_notebook.errors import GUIFrameLimit
 from ti_notebook.ui import output
 from ti_notebook.ui.frames import Event
@@ -89,21 +90,6 @@ def test_outputs_shown_once_when_budget_ends(monkeypatch):
     assert len(shown) == 1
     rgb, anim = shown[0]
     assert rgb.shape == (16, 16, 3) and len(anim.frames) == 3
-
-
-class FakeSink:
-    def __init__(self, events):
-        self.pending, self.pushed = list(events), []
-
-    def push(self, rgb):
-        self.pushed.append(rgb)
-
-    def events(self):
-        out, self.pending = self.pending, []
-        return out
-
-    def close(self):
-        pass
 
 
 def test_events_pressed_cursor_and_escape():

@@ -41,7 +41,7 @@ import numpy as np
 from ti_notebook.ui import frames as _keys
 from ti_notebook.ui import output
 from ti_notebook.ui.events import EventFilter, EventQueue
-from ti_notebook.ui.frames import Event, FrameSink
+from ti_notebook.ui.frames import Event
 from ti_notebook.ui.gui_fields import FieldDrawing
 from ti_notebook.ui.gui_widgets import GuiWidgets, WidgetValue
 from ti_notebook.ui.images import as_array, image_planes
@@ -111,14 +111,6 @@ class GUI(PresentedFrames, FieldDrawing):
         self._widgets = GuiWidgets(lambda: self._presenter.sink, self._press)
         # sink, frame budget, recorder and cell outputs, shared with ti.ui.Window
         self._presenter = Presenter(name, self.res, show_gui, record, owner="ti.GUI")
-
-    @property
-    def _sink(self) -> FrameSink:
-        return self._presenter.sink
-
-    @_sink.setter
-    def _sink(self, sink: FrameSink) -> None:
-        self._presenter.sink = sink
 
     # lifecycle ---------------------------------------------------------------------
 

@@ -272,6 +272,14 @@ class PresentedFrames:
         return self._presenter.max_frames
 
     @property
+    def _sink(self) -> FrameSink:
+        return self._presenter.sink
+
+    @_sink.setter
+    def _sink(self, sink: FrameSink) -> None:
+        self._presenter.sink = sink
+
+    @property
     def last_frame(self) -> np.ndarray | None:
         """The last frame kept (the picture a notebook's output shows), ``uint8 (h, w, 3)``
         with row 0 at the top; None before one is kept. Headless without a budget in plain

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ti_notebook.ui import frames, output
-from ti_notebook.ui.frames import Event, FrameSink
+from ti_notebook.ui.frames import Event
 from ti_notebook.ui.ggui.buffers import FrameBuffer
 from ti_notebook.ui.ggui.canvas import Canvas
 from ti_notebook.ui.ggui.gui_panel import Gui
@@ -199,14 +199,6 @@ class Window(PresentedFrames):
         return self._presenter.animation(fps)
 
     # input -------------------------------------------------------------------------
-
-    @property
-    def _sink(self) -> FrameSink:
-        return self._presenter.sink
-
-    @_sink.setter
-    def _sink(self, sink: FrameSink) -> None:
-        self._presenter.sink = sink
 
     def _poll(self) -> None:
         for e in self._sink.events():
