@@ -150,3 +150,20 @@ def test_a_peer_process_that_dies_leaves_its_rows_failed_with_the_reason():
     assert crash["groups"] == ["sum", "launch"] and "invalid choice" in crash["log"]
     failures = "\n".join(gpu_report.failures({"peers": {"ti_notebook": result}}))
     assert "#### ti_notebook process, groups sum, launch: process ended (exit 2)" in failures
+
+
+def test_a_peer_that_is_not_installed_leaves_its_rows_not_run_not_failed(monkeypatch):
+    # CI installs no Taichi: its column says so and the benchmark step still passes
+    from benchmarks.gpu_check import __main__ as gpu_check
+    from benchmarks.gpu_check import bench
+
+    monkeypatch.setattr(bench, "PEERS", ("no_such_peer",))
+    step, section, results = gpu_check.run_benchmarks(True, gpu_check.Budget(60), ["sum"])
+    assert step.status == "passed", step.note
+    assert step.note == "0 rows ran, 0 failed, 1 not run"
+    assert results["peers"]["no_such_peer"]["rows"] == {
+        "sum": {"skipped": "no_such_peer is not installed"}
+    }
+    table = "\n".join(section)
+    assert "| no_such_peer (not installed) |" in table
+    assert "not run (no_such_peer is not installed)" in table and "FAILED" not in table
