@@ -29,6 +29,7 @@ from types import SimpleNamespace as _Namespace
 from ti_notebook import _lib as _lib  # Taichi's examples ask ti._lib.core.with_vulkan()
 from ti_notebook import errors
 from ti_notebook import lang as lang
+from ti_notebook import linalg as linalg
 from ti_notebook import math as math
 from ti_notebook import tools as tools
 from ti_notebook.compiler.progress import listen as watch_compiles
@@ -136,6 +137,7 @@ from ti_notebook.lang.struct_field import StructField
 from ti_notebook.lang.struct_types import dataclass
 from ti_notebook.lang.struct_types import struct as _struct
 from ti_notebook.lang.struct_values import Struct
+from ti_notebook.lang.triplets import sparse_matrix_builder as _sparse_matrix_builder
 from ti_notebook.lang.types import (
     f16,
     f32,
@@ -206,6 +208,7 @@ types = _Namespace(
     vector=_matrix_types.vector,
     matrix=_matrix_types.matrix,
     struct=_struct,
+    sparse_matrix_builder=_sparse_matrix_builder,
     **{t.name: t for t in (f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64)},
 )
 
@@ -221,6 +224,7 @@ __all__ = [
     "dataclass",
     "zero",
     "math",
+    "linalg",
     "pyfunc",
     "real_func",
     "Pyfunc",

@@ -85,7 +85,8 @@ SETTINGS: dict[str, Setting] = {
         note="random particles: the lambdas' std moves ~5% from draw to draw (Taichi too)",
     ),
     "simulation/stable_fluid": Setting(
-        not_skipped="ti.linalg only with -S (sparse-matrix Poisson solve); Jacobi by default"
+        argv=("-S",),
+        note="-S: the pressure solve by ti.linalg (sparse LLT) instead of 500 Jacobi steps",
     ),
     "rendering/sdf_renderer": Setting(
         frames=3,

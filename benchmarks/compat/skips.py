@@ -1,6 +1,6 @@
 """Which examples are skipped, and why, decided from the source before anything runs.
 
-Categories: ``sparse solver`` (``ti.linalg``), ``optional dependency`` (an import
+Categories: a source rule's (:data:`RULES`, none at present), ``optional dependency`` (an import
 that is not installed: opencv, cairo, ...; or a program such as ffmpeg), and
 ``setting`` (the table in :mod:`.settings` says so). A setting's ``not_skipped``
 overrides the source rule, with its reason. Autodiff examples (``needs_grad``,
@@ -49,7 +49,9 @@ class _Rule:
     pattern: re.Pattern
 
 
-RULES = (_Rule("sparse solver", re.compile(r"\bti\.linalg\.\w+")),)
+# source patterns that skip an example, with their category (none at present: ti.linalg
+# runs since ti_notebook has sparse matrices and solvers)
+RULES: tuple[_Rule, ...] = ()
 
 
 def _line_of(source: str, offset: int) -> int:

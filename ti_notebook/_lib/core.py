@@ -14,7 +14,12 @@ ti.cuda`` picks ``ti.cuda``.
 from __future__ import annotations
 
 __all__ = ["with_cuda", "with_dx11", "with_dx12", "with_gles", "with_metal", "with_opengl",
-           "with_vulkan"]  # fmt: skip
+           "with_vulkan", "GGUI_AVAILABLE"]  # fmt: skip
+
+# Taichi's flag for a build with its Vulkan GGUI; ti_notebook draws ti.ui without it, and
+# examples that read the flag (implicit_fem) then take their ti.GUI path, as on a Taichi
+# without Vulkan
+GGUI_AVAILABLE = False
 
 
 def with_cuda() -> bool:

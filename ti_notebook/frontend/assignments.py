@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
-from ti_notebook.frontend import precision
+from ti_notebook.frontend import precision, triplet_ops
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.matrix_types import convert
@@ -103,6 +103,10 @@ def _augmented_assign(ctx: TraceContext, node: ast.AugAssign) -> None:
     op = BINARY_OPS.get(type(node.op))
     if op is None:
         raise ctx.unsupported(node, f"the operator {type(node.op).__name__}=")
+    sink = triplet_ops.sink_of(ctx, node.target)
+    if sink is not None:  # A[i, j] += v on a sparse matrix builder
+        triplet_ops.add_triplet(ctx, op, sink, node)
+        return
     value = ctx.expr(node.value)
     target = node.target
     slot = lvalue(ctx, target)

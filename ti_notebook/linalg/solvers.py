@@ -1,0 +1,264 @@
+"""Direct and iterative solvers for :class:`~ti_notebook.linalg.SparseMatrix`.
+
+:class:`SparseSolver` factorises with SciPy's SuperLU (``scipy.sparse.linalg.splu``):
+
+- ``"LU"``: partial pivoting, any square non-singular matrix;
+- ``"LLT"``: a symmetric matrix, factorised without pivoting in symmetric mode (so
+  ``A = L D Lᵀ`` with ``D`` the pivots); it succeeds when the matrix is symmetric and
+  every pivot is positive, i.e. positive definite. A pivot that is negative only by
+  rounding (below ``√ε`` of the largest) counts as zero, so a semi-definite matrix such
+  as a pure-Neumann Laplacian factorises, as Eigen's often does by luck;
+- ``"LDLT"``: a symmetric, possibly indefinite matrix (pivoting in symmetric mode).
+
+``ordering="AMD"`` uses SuperLU's minimum degree on ``A + Aᵀ``, ``"COLAMD"`` its
+column approximate minimum degree. Like Taichi, a factorisation that fails does not
+raise: ``info()`` returns False, and ``solve()`` then raises an error that says why
+(instead of returning NaNs). Wrong arguments (not square, a dtype that differs from the
+solver's, an unknown solver type) raise at once.
+
+:class:`SparseCG` is the conjugate gradient of Eigen's ``ConjugateGradient`` (Jacobi
+preconditioner, converged when ``‖r‖ ≤ atol·‖b‖``), in NumPy.
+
+    >>> import numpy as np
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> A = ti.linalg.SparseMatrix(2, 2, dtype=ti.f64)
+    >>> A[0, 0], A[1, 1], A[0, 1], A[1, 0] = 4.0, 3.0, 1.0, 1.0
+    >>> solver = ti.linalg.SparseSolver(dtype=ti.f64, solver_type="LLT")
+    >>> solver.compute(A)
+    >>> solver.info()
+    True
+    >>> np.round(solver.solve(np.array([1.0, 2.0])), 6).tolist()
+    [0.090909, 0.636364]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ti_notebook.errors import TiRuntimeError, TiTypeError, TiValueError
+from ti_notebook.lang import types
+from ti_notebook.lang.ndarray import Ndarray, ndarray
+from ti_notebook.linalg.sparse_matrix import SparseMatrix, vector_of
+
+__all__ = ["SOLVER_TYPES", "ORDERINGS", "SparseCG", "SparseSolver"]
+
+SOLVER_TYPES = ("LLT", "LDLT", "LU")
+ORDERINGS = ("AMD", "COLAMD")
+_PERMC = {"AMD": "MMD_AT_PLUS_A", "COLAMD": "COLAMD"}
+
+
+def _as_matrix(value, call: str) -> SparseMatrix:
+    if not isinstance(value, SparseMatrix):
+        raise TiTypeError(
+            f"{call}: takes a ti.linalg.SparseMatrix, got a {type(value).__name__}",
+            hint="build one with ti.linalg.SparseMatrixBuilder(...).build()",
+        )
+    return value
+
+
+def _symmetry_error(csr: sp.csr_matrix, eps: float) -> str | None:
+    """Why ``csr`` is not symmetric (to ``√ε`` of its largest entry), or None."""
+    scale = abs(csr).max() if csr.nnz else 0.0
+    diff = abs(csr - csr.T)
+    worst = diff.max() if diff.nnz else 0.0
+    if worst > np.sqrt(eps) * scale:
+        return f"the matrix is not symmetric (|A - Aᵀ| reaches {worst:g}, |A| {scale:g})"
+    return None
+
+
+class SparseSolver:
+    """A direct solver: ``compute(A)`` (or ``analyze_pattern(A)`` then
+    ``factorize(A)``), then ``solve(b)`` as often as needed.
+
+    Args:
+        dtype: the matrices' dtype, ``ti.f32`` or ``ti.f64``.
+        solver_type: ``"LLT"``, ``"LDLT"`` or ``"LU"``.
+        ordering: ``"AMD"`` or ``"COLAMD"``.
+
+    ``solve`` takes a 1-D field or NumPy vector (returns a NumPy array) or a 1-D
+    ``ti.ndarray`` (returns a ``ti.ndarray``), as Taichi.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> ti.linalg.SparseSolver(solver_type="LU", ordering="COLAMD").info()
+    False
+    """
+
+    def __init__(self, dtype=types.f32, solver_type: str = "LLT", ordering: str = "AMD") -> None:
+        if solver_type not in SOLVER_TYPES or ordering not in ORDERINGS:
+            raise TiValueError(
+                f"ti.linalg.SparseSolver: the solver type {solver_type!r} with ordering "
+                f"{ordering!r} is not supported",
+                hint=f"solver_type is one of {SOLVER_TYPES}, ordering one of {ORDERINGS}",
+            )
+        self.dtype = types.to_dtype(dtype, types.i32, types.f32)
+        if self.dtype not in (types.f32, types.f64):
+            raise TiTypeError(
+                f"ti.linalg.SparseSolver: dtype must be ti.f32 or ti.f64, got {dtype!r}"
+            )
+        self.solver_type, self.ordering = solver_type, ordering
+        self.matrix: SparseMatrix | None = None
+        self._lu = None
+        self._failure: str | None = "no matrix was factorised yet (call compute(A))"
+
+    def _check(self, value, call: str) -> SparseMatrix:
+        matrix = _as_matrix(value, call)
+        if matrix.dtype is not self.dtype:
+            raise TiValueError(
+                f"{call}: the SparseSolver's dtype {self.dtype} is not the SparseMatrix's "
+                f"dtype {matrix.dtype}",
+                hint=f"create the solver with ti.linalg.SparseSolver(dtype=ti.{matrix.dtype})",
+            )
+        if matrix.n != matrix.m:
+            raise TiValueError(f"{call}: the matrix is {matrix.n} x {matrix.m}, not square")
+        return matrix
+
+    def compute(self, sparse_matrix: SparseMatrix) -> None:
+        """``analyze_pattern`` then ``factorize``."""
+        self.analyze_pattern(sparse_matrix)
+        self.factorize(sparse_matrix)
+
+    def analyze_pattern(self, sparse_matrix: SparseMatrix) -> None:
+        """Checks the matrix (square, the solver's dtype). SuperLU chooses its fill-reducing
+        ordering inside the factorisation, so this keeps only the matrix."""
+        self.matrix = self._check(sparse_matrix, "SparseSolver.analyze_pattern")
+
+    def factorize(self, sparse_matrix: SparseMatrix) -> None:
+        """Factorises the matrix; ``info()`` says whether that succeeded."""
+        matrix = self._check(sparse_matrix, "SparseSolver.factorize")
+        self.matrix, self._lu, self._failure = matrix, None, None
+        csc = matrix._csr.tocsc()
+        eps = float(np.finfo(matrix.dtype.np_dtype).eps)
+        symmetric = self.solver_type in ("LLT", "LDLT")
+        if symmetric:
+            self._failure = _symmetry_error(csc, eps)
+            if self._failure:
+                return
+        options = {"SymmetricMode": True} if symmetric else {}
+        try:
+            self._lu = spla.splu(
+                csc,
+                permc_spec=_PERMC[self.ordering],
+                diag_pivot_thresh=0.0 if self.solver_type == "LLT" else None,
+                options=options,
+            )
+        except RuntimeError as error:  # SuperLU: "Factor is exactly singular"
+            self._failure = f"the matrix is singular ({error})"
+            return
+        if self.solver_type == "LLT":
+            self._failure = self._definiteness(self._lu, eps)
+            if self._failure:
+                self._lu = None
+
+    @staticmethod
+    def _definiteness(lu, eps: float) -> str | None:
+        """Why a no-pivoting factorisation shows the matrix is not positive definite."""
+        if not np.array_equal(lu.perm_r, lu.perm_c):  # a zero pivot made SuperLU swap rows
+            return "the matrix is not positive definite (a zero pivot)"
+        pivots = lu.U.diagonal()
+        floor = -np.sqrt(eps) * np.abs(pivots).max()
+        if not np.all(np.isfinite(pivots)) or pivots.min() < floor:
+            return (
+                "the matrix is not positive definite (a pivot of the Cholesky "
+                f"factorisation is {pivots.min():g})"
+            )
+        return None
+
+    def solve(self, b):
+        """The solution of ``A x = b``."""
+        call = "SparseSolver.solve"
+        if self.matrix is None:
+            raise TiRuntimeError(f"{call}: call compute() before calling solve()")
+        if self._lu is None:
+            raise TiRuntimeError(
+                f"{call}: the {self.solver_type} factorisation failed: {self._failure}",
+                hint="LLT needs a symmetric positive definite matrix, LDLT a symmetric one; "
+                "LU takes any non-singular square matrix",
+            )
+        vector = vector_of(b, self.matrix.n, call).astype(self.dtype.np_dtype)
+        x = self._lu.solve(vector)
+        if isinstance(b, Ndarray):
+            out = ndarray(b.dtype, shape=(self.matrix.m,))
+            out.from_numpy(x.astype(b.dtype.np_dtype))
+            return out
+        return x.astype(self.dtype.np_dtype, copy=False)
+
+    def info(self) -> bool:
+        """Whether the last factorisation succeeded."""
+        return self._lu is not None
+
+
+class SparseCG:
+    """Conjugate gradient for a symmetric positive definite SparseMatrix.
+
+    Args:
+        A: the matrix.
+        b: the right-hand side: a NumPy vector, 1-D ``ti.ndarray`` or field.
+        x0: the initial guess (zeros when None).
+        max_iter: the most iterations.
+        atol: converged when ``‖b - A x‖ ≤ atol·‖b‖`` (Eigen's tolerance, which Taichi
+            passes this value to).
+
+    ``solve()`` returns ``(x, converged)``, ``x`` a NumPy array in A's dtype.
+
+    >>> import numpy as np
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> A = ti.linalg.SparseMatrix(2, 2, dtype=ti.f64)
+    >>> A[0, 0], A[1, 1] = 2.0, 4.0
+    >>> x, ok = ti.linalg.SparseCG(A, np.array([2.0, 2.0])).solve()
+    >>> x.tolist(), ok
+    ([1.0, 0.5], True)
+    """
+
+    def __init__(self, A: SparseMatrix, b, x0=None, max_iter: int = 50, atol: float = 1e-6):
+        call = "ti.linalg.SparseCG"
+        self.matrix = _as_matrix(A, call)
+        if A.n != A.m:
+            raise TiValueError(f"{call}: the matrix is {A.n} x {A.m}, not square")
+        self.dtype = A.dtype
+        np_dtype = A.dtype.np_dtype
+        self.b = vector_of(b, A.n, call).astype(np_dtype)
+        self.x0 = (
+            np.zeros(A.n, np_dtype) if x0 is None else vector_of(x0, A.n, call).astype(np_dtype)
+        )
+        self.max_iter, self.atol = int(max_iter), float(atol)
+        self.iterations, self.error = 0, 0.0
+
+    def solve(self) -> tuple[np.ndarray, bool]:
+        """Runs the iterations; ``(x, converged)``."""
+        a = self.matrix._csr
+        dtype = a.dtype
+        x, b = self.x0.copy(), self.b
+        diag = a.diagonal()
+        inv_diag = np.where(diag != 0, 1 / np.where(diag != 0, diag, 1), 1).astype(dtype)
+        rhs_norm2 = float(b @ b)
+        if rhs_norm2 == 0:
+            self.iterations, self.error = 0, 0.0
+            return np.zeros_like(x), True
+        threshold = max(self.atol**2 * rhs_norm2, float(np.finfo(dtype).tiny))
+        r = b - a @ x
+        r_norm2 = float(r @ r)
+        i = 0
+        if r_norm2 >= threshold:
+            p = inv_diag * r
+            abs_new = float(r @ p)
+            while i < self.max_iter:
+                q = a @ p
+                alpha = dtype.type(abs_new / float(p @ q))
+                x += alpha * p
+                r -= alpha * q
+                r_norm2 = float(r @ r)
+                if r_norm2 < threshold:
+                    i += 1
+                    break
+                z = inv_diag * r
+                abs_old, abs_new = abs_new, float(r @ z)
+                p = z + dtype.type(abs_new / abs_old) * p
+                i += 1
+        self.iterations = i
+        self.error = float(np.sqrt(r_norm2 / rhs_norm2))
+        return x, bool(self.error <= self.atol)
