@@ -52,6 +52,7 @@ from ti_notebook.lang.config import (
 )
 from ti_notebook.lang.data_oriented import data_oriented
 from ti_notebook.lang.field import Field, field
+from ti_notebook.lang.field_options import Layout
 from ti_notebook.lang.func import Pyfunc, pyfunc, real_func
 from ti_notebook.lang.graph import graph
 from ti_notebook.lang.kernel import Func, Kernel, func, kernel
@@ -236,6 +237,7 @@ __all__ = [
     "solve",
     "Field",
     "FieldsBuilder",
+    "Layout",
     "SNode",
     "SNodeTree",
     "axes",

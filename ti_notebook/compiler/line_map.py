@@ -76,7 +76,7 @@ def _note(stmt: ir.Stmt) -> str | None:
         if local.startswith("tls_"):
             return "thread-local"
         return "in a register" if local.startswith("promoted_") else None
-    if isinstance(stmt, ir.AssertStmt) and getattr(stmt, "kind", "") == "bounds":
+    if isinstance(stmt, ir.AssertStmt) and getattr(stmt, "kind", "") in ("bounds", "bounds_offset"):
         return "bounds check"
     if isinstance(stmt, ir.GlobalLoadStmt):
         return "load"

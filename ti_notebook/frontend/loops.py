@@ -27,7 +27,7 @@ import ast
 import builtins
 
 from ti_notebook.errors import TiSyntaxError, TiTypeError
-from ti_notebook.frontend import local_storage
+from ti_notebook.frontend import local_storage, offset_indices
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.dispatch import Handlers
@@ -209,15 +209,18 @@ def _struct_for(ctx: TraceContext, node, field: Field | SNode, config, grouped) 
         raise ctx.error(TiSyntaxError, node.iter, "cannot loop over a 0-D field")
     ctx.state.captured.setdefault(("field", id(field)), field)
     loop = ir.StructForStmt(describe(field), config)
-    _emit_loop(ctx, node, loop, names, field.ndim)
+    _emit_loop(ctx, node, loop, names, field.ndim, offset_indices.offset_of(loop.field))
 
 
-def _emit_loop(ctx: TraceContext, node: ast.For, loop: ir.Stmt, names, ndim: int) -> None:
+def _emit_loop(
+    ctx: TraceContext, node: ast.For, loop: ir.Stmt, names, ndim: int, offset=()
+) -> None:
     b = ctx.builder
     parallel = ctx.outermost and not loop.config.get("serialize", False)
     b.emit(loop)
     with ctx.loop(loop, parallel), ctx.scope(remember=False), b.inside(loop.body):
         indices = [b.emit(ir.LoopIndexStmt(loop, axis, types.i32)) for axis in range(ndim)]
+        indices = offset_indices.to_indices(b, indices, offset)  # a field's offset=
         if isinstance(names, str):
             ctx.bind(names, Vector(indices))
         else:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 
 from ti_notebook.errors import TiIndexError, TiRuntimeError, TiTypeError, TiValueError
+from ti_notebook.frontend import offset_indices
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.descriptors import describe
 from ti_notebook.frontend.operands import check_scalar
@@ -93,7 +94,9 @@ def subscript_pointer(
         cast.append(b.cast(value, types.i32))
     if isinstance(base, Field):
         ctx.state.captured.setdefault(("field", id(base)), base)
-        return b.emit(ir.GlobalPtrStmt(describe(base), cast))
+        ref = describe(base)
+        cast = offset_indices.to_positions(b, cast, offset_indices.offset_of(ref))
+        return b.emit(ir.GlobalPtrStmt(ref, cast))
     cast += [b.const(c, types.i32) for c in component]
     total = base.ndim + len(base.element_shape)
     return b.emit(ir.ExternalPtrStmt(base.arg_index, total, cast, base.dtype))

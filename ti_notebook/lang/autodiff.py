@@ -151,6 +151,7 @@ def place_pending(node, lazy: str | None = None) -> None:
                 if adjoint is not None and adjoint._snode is None and adjoint.auto_place:
                     leaf = type(current)(current.builder, "place", current)
                     leaf.field = adjoint
+                    leaf.index_offset = getattr(child, "index_offset", ())  # x's indices
                     adjoint._snode = leaf
                     current.children.append(leaf)
 

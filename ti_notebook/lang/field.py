@@ -21,13 +21,20 @@ import numpy as np
 
 from ti_notebook.errors import (
     TiIndexError,
-    TiNotImplementedError,
     TiOverflowError,
     TiRuntimeError,
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import autodiff, exact_numbers, field_text, loop_registry, types
+from ti_notebook.lang import (
+    autodiff,
+    exact_numbers,
+    field_options,
+    field_placement,
+    field_text,
+    loop_registry,
+    types,
+)
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import snode as _snode
 from ti_notebook.lang.assigned_names import assigned_name
@@ -197,16 +204,25 @@ class Field:
                 hint="use x[None] for a 0-D field" if not shape else "",
             )
         index = []
-        for axis, (i, extent) in enumerate(zip(key, shape, strict=True)):
+        origin = self._layout.origin if self._layout is not None else (0,) * len(shape)
+        for axis, (i, extent, lo) in enumerate(zip(key, shape, origin, strict=True)):
             if not isinstance(i, (int, np.integer)):
                 raise TiTypeError(f"field index {i!r} on axis {axis} is not an integer")
-            if not 0 <= i < extent:
+            if not lo <= i < lo + extent:
+                where = f"of shape {shape}"
+                if any(origin):  # offset=: say the range the indices have
+                    where += " indexed from " + str(origin)
                 raise TiIndexError(
-                    f"index {tuple(key)} is out of range for {self.label} of shape "
-                    f"{shape} (axis {axis})"
+                    f"index {tuple(key)} is out of range for {self.label} {where} (axis {axis})"
                 )
             index.append(int(i))
         return tuple(index)
+
+    def _position(self, index: tuple[int, ...]) -> tuple[int, ...]:
+        """The position (from 0) in the plan of a checked user index (``offset=``)."""
+        if not self._layout.index_offset:
+            return index
+        return self._layout.position(index)
 
     def _element(self, index: tuple[int, ...]) -> np.ndarray:
         """A 0-D view of one element."""
@@ -215,7 +231,7 @@ class Field:
 
     def __getitem__(self, key):
         self._materialize()
-        index = self._index(key)
+        index = self._position(self._index(key))
         if self._memory.device is not None:  # a CUDA copy: see runtime/memory.py
             before_host_access(self._memory, write=False)
         if self._view is not None:
@@ -224,7 +240,7 @@ class Field:
 
     def __setitem__(self, key, value) -> None:
         self._materialize()
-        index = self._index(key)
+        index = self._position(self._index(key))
         if self.dtype.is_integral and isinstance(value, (int, np.integer)):
             # narrow types wrap as a store in a kernel would; 64-bit ones check
             value = exact_numbers.integer(value, self.dtype, self.label)
@@ -307,11 +323,9 @@ def field(
     **options,
 ) -> Field:
     """Declares a field of ``dtype``; with ``shape`` it is placed in ``ti.root`` at once.
-    ``needs_grad`` / ``needs_dual`` give it ``x.grad`` / ``x.dual`` (``lang/autodiff.py``).
-
-    Taichi's options this ti_notebook does not have (``offset``, ``order``) are refused,
-    not ignored: ignoring them would index or lay out the field other than the program
-    expects.
+    ``needs_grad`` / ``needs_dual`` give it ``x.grad`` / ``x.dual`` (``lang/autodiff.py``);
+    ``offset=`` and ``order=`` are Taichi's (``lang/field_options.py``); a vector, matrix
+    or struct ``dtype`` makes a vector, matrix or struct field.
 
     >>> import ti_notebook as ti
     >>> s = ti.field(ti.i32, shape=())
@@ -319,51 +333,26 @@ def field(
     >>> s[None]
     3
     """
-    refuse_unsupported_options("ti.field", offset=offset, **options)
+    name = name or _assigned_name(sys._getframe(1))
+    if _is_compound(dtype):  # ti.math.vec3, ti.types.matrix(...), a struct type
+        adjoint = {"needs_grad": needs_grad, "needs_dual": needs_dual}
+        return dtype.field(shape=shape, name=name, offset=offset, **adjoint, **options)
+    options["offset"] = offset
+    opts = field_options.take("ti.field", options, shape)
     cfg = _config.current()
     dt = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
     if dt is None:
         raise TiTypeError(f"ti.field: {dtype!r} is not a type", hint="use e.g. ti.f32")
-    result = Field(dt, name or _assigned_name(sys._getframe(1)))
+    result = Field(dt, name)
     autodiff.attach(result, bool(needs_grad), bool(needs_dual))
     if shape is not None:
-        place_with_shape(result, normalize_shape(shape))
+        place_with_shape(result, normalize_shape(shape), opts)
     return result
 
 
-_HINTS = {
-    "offset": "index from 0 and add the offset in the kernel (x[i - lo])",
-    "order": "place it with ti.root.dense(ti.j, n).dense(ti.i, m).place(x) for 'ji' order",
-}
-
-
-def refuse_unsupported_options(what: str, **options) -> None:
-    """Raises for a Taichi field option given a non-default value that ti_notebook does
-    not implement, and for an unknown keyword.
-
-    >>> refuse_unsupported_options("ti.field", offset=None)
-    >>> try:
-    ...     refuse_unsupported_options("ti.field", offset=(-1, 0))
-    ... except NotImplementedError as error:
-    ...     print(error.message)
-    ti.field(offset=(-1, 0)) is not supported by ti_notebook yet
-    """
-    for key, value in options.items():
-        if key not in _HINTS and key != "layout":
-            raise TypeError(f"{what}() got an unexpected keyword argument {key!r}")
-        default = (
-            value is None
-            or value is False
-            or (key == "offset" and all(v == 0 for v in _as_tuple(value)))
-        )
-        if not default and key != "layout":
-            raise TiNotImplementedError(
-                f"{what}({key}={value!r}) is not supported by ti_notebook yet", hint=_HINTS[key]
-            )
-
-
-def _as_tuple(value) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+def _is_compound(dtype) -> bool:
+    """A vector, matrix or struct type: one that makes its own fields (``.field``)."""
+    return not isinstance(dtype, (type, types.DataType)) and callable(getattr(dtype, "field", None))
 
 
 def _assigned_name(frame) -> str:
@@ -371,14 +360,10 @@ def _assigned_name(frame) -> str:
     return assigned_name(frame)
 
 
-def place_with_shape(f, shape: tuple[int, ...]) -> None:
-    """``ti.field(..., shape=s)``: sugar for ``ti.root.dense(axes, s).place(f)``."""
-    if shape == ():
-        node = _snode.root.place(f)
-    else:
-        axes = tuple(_snode.Axis(a) for a in range(len(shape)))
-        node = _snode.root.dense(axes, shape).place(f)
-    autodiff.place_pending(node)  # x.grad beside x at once, as Taichi does for shape=
+def place_with_shape(f, shape: tuple[int, ...], options=None) -> None:
+    """``ti.field(..., shape=s)``: sugar for ``ti.root.dense(axes, s).place(f)``, built as
+    ``options`` (``field_options.FieldOptions``: offset, order, layout) say."""
+    field_placement.place(f, shape, options)
 
 
 def live_trees() -> list:

@@ -36,7 +36,9 @@ import numpy as np
 from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import config as _config
 from ti_notebook.lang import loop_registry
+from ti_notebook.lang.field_options import index_offset
 from ti_notebook.lang.kernel import kernel
+from ti_notebook.lang.matrix import Vector
 from ti_notebook.lang.ndarray import NdarrayType, template
 from ti_notebook.lang.ops import deactivate, grouped, ndrange, static
 from ti_notebook.runtime import profiler
@@ -64,46 +66,50 @@ def _fill(f: template(), shape: template(), values: _ARRAY):
                     f[idx][p, q] = values[p * shape[1] + q]
 
 
+# ``origin``: the field's ``offset=`` (zeros without one); a struct-for yields the
+# user's indices, and element [0, ...] of the array is the field's first one
 @kernel
-def _read(f: template(), shape: template(), out: _ARRAY):
+def _read(f: template(), shape: template(), out: _ARRAY, origin: template()):
     for idx in grouped(f):
+        at = idx - Vector(origin)
         if static(len(shape) == 0):
-            out[idx] = f[idx]
+            out[at] = f[idx]
         elif static(len(shape) == 1):
             for p in static(range(shape[0])):
-                out[idx, p] = f[idx][p]
+                out[at, p] = f[idx][p]
         else:
             for p in static(range(shape[0])):
                 for q in static(range(shape[1])):
-                    out[idx, p, q] = f[idx][p, q]
+                    out[at, p, q] = f[idx][p, q]
 
 
 @kernel
-def _write(f: template(), shape: template(), source: _ARRAY):
+def _write(f: template(), shape: template(), source: _ARRAY, origin: template()):
     for idx in grouped(f):
+        at = idx - Vector(origin)
         if static(len(shape) == 0):
-            f[idx] = source[idx]
+            f[idx] = source[at]
         elif static(len(shape) == 1):
             for p in static(range(shape[0])):
-                f[idx][p] = source[idx, p]
+                f[idx][p] = source[at, p]
         else:
             for p in static(range(shape[0])):
                 for q in static(range(shape[1])):
-                    f[idx][p, q] = source[idx, p, q]
+                    f[idx][p, q] = source[at, p, q]
 
 
 @kernel
-def _copy(dst: template(), src: template(), shape: template()):
+def _copy(dst: template(), src: template(), shape: template(), origins: template()):
     # every index, as Taichi's copy_from: reading an inactive cell gives 0, and writing
-    # activates the destination's cell
+    # activates the destination's cell; element k of one is element k of the other
     for idx in grouped(ndrange(*shape)):
-        dst[idx] = src[idx]
+        dst[idx + Vector(origins[0])] = src[idx + Vector(origins[1])]
 
 
 @kernel
-def _mark(f: template(), out: _ARRAY):
+def _mark(f: template(), out: _ARRAY, origin: template()):
     for idx in grouped(f):
-        out[idx] = 1
+        out[idx - Vector(origin)] = 1
 
 
 @kernel
@@ -176,7 +182,7 @@ def to_numpy(field) -> np.ndarray:
         parts = [to_numpy(component) for component in field.components]
         return np.stack(parts, axis=-1).reshape(field.shape + shape)
     out = np.zeros(field.shape + shape, dtype=_first(field).dtype.np_dtype)
-    _run(_read, field, False, field, shape, out)
+    _run(_read, field, False, field, shape, out, index_offset(field))
     return out
 
 
@@ -190,7 +196,7 @@ def from_numpy(field, array: np.ndarray) -> None:
             from_numpy(component, flat[..., k])
         return
     source = np.ascontiguousarray(array, dtype=_first(field).dtype.np_dtype)
-    _run(_write, field, True, field, shape, source)
+    _run(_write, field, True, field, shape, source, index_offset(field))
 
 
 def copy_from(dst, src) -> None:
@@ -215,7 +221,11 @@ def copy_from(dst, src) -> None:
     memory = _first(src)._memory
     if memory.device is not None and _config.current().arch == "cpu":
         before_host_access(memory, write=False)
-    _run(_copy, dst, True, dst, src, tuple(dst.shape))
+    if dst.shape == ():  # one element (an empty ndrange is no loop)
+        dst[None] = src[None]
+        return
+    origins = (index_offset(dst), index_offset(src))
+    _run(_copy, dst, True, dst, src, tuple(dst.shape), origins)
 
 
 def deactivate_cells(node) -> None:
@@ -234,7 +244,7 @@ def active_mask(field) -> np.ndarray:
     part = _first(field)
     part._materialize()
     out = np.zeros(part.shape, dtype=np.uint8)
-    _run(_mark, part, False, part, out)
+    _run(_mark, part, False, part, out, index_offset(part))
     return out.view(bool)
 
 

@@ -39,6 +39,7 @@ from ti_notebook.lang import (
     autodiff,
     element_views,
     exact_numbers,
+    field_options,
     field_text,
     loop_registry,
     ndarray,
@@ -52,7 +53,6 @@ from ti_notebook.lang.field import (
     _assigned_name,
     normalize_shape,
     place_with_shape,
-    refuse_unsupported_options,
 )
 from ti_notebook.lang.matrix_algebra import MatrixAlgebra
 from ti_notebook.lang.matrix_arith import MatrixArithmetic
@@ -238,8 +238,10 @@ class Matrix(MatrixArithmetic, MatrixAlgebra):
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", **options) -> MatrixField:
         adjoint = autodiff.take_options(options)
-        refuse_unsupported_options("ti.Matrix.field", **options)
-        return autodiff.attached(_make_field(n, m, dtype, shape, name, sys._getframe(1)), adjoint)
+        m = field_options.element_ndim("ti.Matrix.field", n, m, options.pop("ndim", None))
+        opts = field_options.take("ti.Matrix.field", options, shape)
+        made = _make_field(n, m, dtype, shape, name, sys._getframe(1), opts)
+        return autodiff.attached(made, adjoint)
 
     @staticmethod
     def ndarray(n: int, m: int, dtype, shape, needs_grad: bool = False):
@@ -265,8 +267,9 @@ class Vector(Matrix):
     @staticmethod
     def field(n, dtype, shape=None, name: str = "", **options) -> MatrixField:
         adjoint = autodiff.take_options(options)
-        refuse_unsupported_options("ti.Vector.field", **options)
-        made = _make_field(n, None, dtype, shape, name, sys._getframe(1))
+        field_options.element_ndim("ti.Vector.field", n, None, options.pop("ndim", None))
+        opts = field_options.take("ti.Vector.field", options, shape)
+        made = _make_field(n, None, dtype, shape, name, sys._getframe(1), opts)
         return autodiff.attached(made, adjoint)
 
     @staticmethod
@@ -479,7 +482,7 @@ def _dtype(dtype) -> types.DataType:
     return dtypes.explicit(dtype)
 
 
-def _make_field(n, m, dtype, shape, name, frame) -> MatrixField:
+def _make_field(n, m, dtype, shape, name, frame, options=None) -> MatrixField:
     what = "ti.Vector.field" if m is None else "ti.Matrix.field"
     n = component_count(n, what, "n")
     m = None if m is None else component_count(m, what, "m")
@@ -489,5 +492,5 @@ def _make_field(n, m, dtype, shape, name, frame) -> MatrixField:
         for k, component in enumerate(result.components):
             component.name = f"{result.name}[{k}]"
     if shape is not None:
-        place_with_shape(result, normalize_shape(shape))
+        place_with_shape(result, normalize_shape(shape), options)
     return result

@@ -32,11 +32,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ti_notebook.errors import TiTypeError
-from ti_notebook.lang import autodiff, exact_numbers, ndarray
+from ti_notebook.lang import autodiff, exact_numbers, field_options, ndarray
 from ti_notebook.lang import matrix as _matrix
 from ti_notebook.lang import matrix_dtypes as dtypes
 from ti_notebook.lang.element_type import DEFAULT_UNSIGNED, ElementType
-from ti_notebook.lang.field import refuse_unsupported_options
 
 __all__ = ["DEFAULT_UNSIGNED", "MatrixType", "gather", "matrix", "vector"]
 
@@ -110,9 +109,9 @@ class MatrixType(ElementType):
         """A field of this type's elements, as ``ti.Vector.field``/``ti.Matrix.field``."""
         kind = "vector" if self.ndim == 1 else "matrix"
         adjoint = autodiff.take_options(options)
-        refuse_unsupported_options(f"ti.types.{kind}(...).field", **options)
+        opts = field_options.take(f"ti.types.{kind}(...).field", options, shape)
         m = None if self.ndim == 1 else self.m
-        made = _matrix._make_field(self.n, m, self.dtype, shape, name, sys._getframe(1))
+        made = _matrix._make_field(self.n, m, self.dtype, shape, name, sys._getframe(1), opts)
         return autodiff.attached(made, adjoint)
 
     def ndarray(self, shape) -> ndarray.Ndarray:

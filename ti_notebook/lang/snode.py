@@ -129,14 +129,19 @@ class SNode:
         return node
 
     def place(self, *fields, offset=None) -> SNode:
-        """Places fields in this node's cells; ``place(x, y)`` interleaves them (AoS)."""
+        """Places fields in this node's cells; ``place(x, y)`` interleaves them (AoS);
+        ``offset=(-2, -2)`` indexes them from there (``lang/field_options.py``)."""
+        from ti_notebook.lang.field_options import leaf_offset
+
         self.builder._check_open()
+        index_offset = leaf_offset(self, offset)
         for f in fields:
             for component in getattr(f, "components", [f]):
                 if component._snode is not None:
                     raise TiRuntimeError(f"field '{component.name}' is already placed")
                 leaf = SNode(self.builder, "place", self)
                 leaf.field = component
+                leaf.index_offset = index_offset  # the plan's (plan/build.py)
                 component._snode = leaf
                 self.children.append(leaf)
         return self

@@ -35,14 +35,14 @@ __all__ = ["StructElement", "StructField", "make_struct_field"]
 
 def make_struct_field(struct_type: StructType, shape, name: str, **options) -> StructField:
     """The field of ``struct_type`` values; placed in ``ti.root`` when ``shape`` is given."""
-    from ti_notebook.lang.field import refuse_unsupported_options
+    from ti_notebook.lang import field_options
 
     adjoint = autodiff.take_options(options)
-    refuse_unsupported_options("ti.Struct.field", **options)
+    opts = field_options.take("ti.Struct.field", options, shape)
     result = StructField(_member_fields(struct_type, name), struct_type, name)
     autodiff.attach(result, *adjoint)
     if shape is not None:
-        place_with_shape(result, normalize_shape(shape))
+        place_with_shape(result, normalize_shape(shape), opts)
     return result
 
 

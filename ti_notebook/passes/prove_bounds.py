@@ -304,6 +304,14 @@ class _Planner:
         for cond in conds[1:]:
             ok = emit(ir.BinaryOpStmt("logical_and", ok, cond, types.i32))
         message = f"index out of range for {check.what}"
+        origin = _origin(check.access)
+        if origin:  # offset=: the message shows the user's indices and their range
+            pairs = zip(shown, origin, strict=True)
+            shown = [emit.op("add", s, emit.const(o)) if o else s for s, o in pairs]
+            spans = zip(origin, check.extents, strict=True)
+            message += ", whose indices are " + " x ".join(f"[{o}, {o + n})" for o, n in spans)
+            emit(ir.AssertStmt(ok, message, [*shown, *extents], kind="bounds_offset"))
+            return
         emit(ir.AssertStmt(ok, message, [*shown, *extents], kind="bounds"))
 
     def _extent(self, emit: arith.Emitter, extent) -> ir.Stmt:
@@ -331,6 +339,15 @@ class _Planner:
         elif self.ranges.dominates(stmt, check.before):
             return stmt
         return _clone(emit, stmt, self.ranges)
+
+
+def _origin(access: ir.Stmt) -> tuple[int, ...]:
+    """The offset a field was declared with (``offset=``), empty for none: its accesses
+    hold positions (``frontend/offset_indices.py``), the user wrote position + offset."""
+    if isinstance(access, ir.GlobalPtrStmt):
+        origin = tuple(access.field.layout().index_offset)
+        return origin if any(origin) else ()
+    return ()
 
 
 def _combined(a: _Check, b: _Check) -> _Check:

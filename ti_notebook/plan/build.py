@@ -96,6 +96,7 @@ def field_layout(tree_id: int, leaf, mask_offsets: dict) -> _plan.FieldLayout:
         path_levels(leaf.path(), mask_offsets),
         leaf.offset_in_parent,
         parent.cell_size,
+        tuple(getattr(leaf, "index_offset", ())),  # place(x, offset=...)
     )
 
 

@@ -105,10 +105,33 @@ class FieldLayout:
     levels: tuple[LevelPlan, ...]
     offset_in_cell: int  # the field's offset inside its leaf cell
     cell_size: int  # bytes of the leaf cell (all fields placed together)
+    # ``offset=`` of the declaration: the user's index of position 0 on each axis (empty:
+    # zeros). Every other method takes positions (indices counted from 0); the user's
+    # index is position + index_offset, and code subtracts it before the arithmetic.
+    index_offset: tuple[int, ...] = ()
 
     @property
     def itemsize(self) -> int:
         return int(self.dtype_name[1:]) // 8
+
+    @property
+    def origin(self) -> tuple[int, ...]:
+        """The user's index of position 0 on each axis (``offset=``; zeros without one).
+
+        >>> lv = LevelPlan("dense", (0,), (4,), (1,), 4, (4,), 0, 4, None, (4,))
+        >>> plan = FieldLayout(0, "x", "f32", (4,), (lv,), 0, 4, (-2,))
+        >>> plan.origin, plan.position((-1,)), plan.address(plan.position((-1,)))
+        ((-2,), (1,), 4)
+        """
+        return tuple(self.index_offset) or (0,) * len(self.shape)
+
+    def position(self, index) -> tuple[int, ...]:
+        """The position (from 0) of the user's ``index`` (see :attr:`origin`)."""
+        return tuple(int(i) - o for i, o in zip(index, self.origin, strict=True))
+
+    def user_index(self, position) -> tuple[int, ...]:
+        """The user's index of ``position``: what errors and pictures show."""
+        return tuple(int(p) + o for p, o in zip(position, self.origin, strict=True))
 
     @property
     def offset(self) -> int:
@@ -254,6 +277,8 @@ class FieldLayout:
 
     def describe(self) -> str:
         lines = [f"field {self.name}: {self.dtype_name}{list(self.shape)} in tree {self.tree_id}"]
+        if any(self.index_offset):
+            lines[0] += f", indices from {self.origin}"
         for depth, level in enumerate(self.levels):
             axes = "".join("ijkl"[a] for a in level.axes)
             lines.append(

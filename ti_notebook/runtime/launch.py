@@ -363,6 +363,14 @@ class CompiledKernel:
                 pos,
                 hint="check the loop bounds against the shape (indices start at 0)",
             )
+        if info["kind"] == "bounds_offset":  # a field declared with offset= (its range)
+            count = info["nargs"] // 2
+            index, shape = tuple(args[:count]), tuple(args[count : 2 * count])
+            raise TiIndexError(
+                f"{info['message']}: index {index} is outside them (shape {shape})",
+                pos,
+                hint="check the loop bounds against the field's index range",
+            )
         if info["kind"] == "dynamic_full":  # passes/dynamic_lists.py
             raise TiIndexError(
                 f"{info['message']}: it already holds every element it can",
