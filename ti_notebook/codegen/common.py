@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import vector_math
+from ti_notebook.codegen import inline_exp, vector_math
 from ti_notebook.ir import types
 
 I1 = ll.IntType(1)
@@ -292,6 +292,8 @@ class Arithmetic:
         overrides this (codegen/nvptx_math.py): some of these intrinsics abort NVPTX.
         """
         t = llvm_type(dtype)
+        if op == "exp" and dtype.bits == 32:  # no call: vectorises with no slow lanes
+            return inline_exp.exp_f32(self.b, self.module, args[0])
         gen = getattr(self, "gen", None)  # the module generator (absent in bare emitters)
         if gen is not None and (op, dtype.bits) in gen.capabilities.vector_math:
             # libm with its vector variant named: the loop vectoriser calls libmvec
