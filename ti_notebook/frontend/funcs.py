@@ -49,9 +49,35 @@ _MAX_INLINE_DEPTH = 48
 
 def inline(ctx: TraceContext, func, node: ast.Call):
     """The value of ``func(...)`` (None without a return), its body traced in place."""
-    args = [ctx.expr(a) for a in node.args]
-    kwargs = {kw.arg: ctx.expr(kw.value) for kw in node.keywords}
+    args = [_argument(ctx, func, a, k) for k, a in enumerate(node.args)]
+    kwargs = {kw.arg: _argument(ctx, func, kw.value, kw.arg) for kw in node.keywords}
     return call_func(ctx, func, args, kwargs, node)
+
+
+def _argument(ctx: TraceContext, func, arg: ast.expr, key: int | str | None):
+    """An argument's value; for a template parameter given a local variable, the
+    variable itself: Taichi passes it by reference, so ``color.rgb += ...`` in the
+    callee changes the caller's ``color``."""
+    if isinstance(arg, ast.Name) and _is_template(func, key):
+        local = ctx.find_local(arg.id)
+        if isinstance(local, ir.AllocaStmt | VectorVariable | StructSlots):
+            return local
+    return ctx.expr(arg)
+
+
+def _is_template(func, key: int | str | None) -> bool:
+    names = list(func.signature.parameters)
+    if isinstance(func, BoundFunc):
+        names = names[1:]  # the owner is bound to the first parameter
+    if isinstance(key, int):
+        params = func.signature.parameters
+        if key >= len(names) or params[names[key]].kind not in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            return False
+        key = names[key]
+    return func.parameters().get(key) == "template"
 
 
 def call_func(ctx: TraceContext, func, args: list, kwargs: dict, node: ast.AST):

@@ -57,7 +57,12 @@ from ti_notebook.frontend.values import (
     Vector,
     VectorVariable,
 )
-from ti_notebook.frontend.vectors import COMPONENTS, Selection, element_positions
+from ti_notebook.frontend.vectors import (
+    COMPONENTS,
+    SWIZZLE_GROUPS,
+    Selection,
+    element_positions,
+)
 from ti_notebook.ir import nodes as ir
 from ti_notebook.lang.struct_field import StructField
 
@@ -232,18 +237,30 @@ def _select_slots(ctx: TraceContext, slots: Slots, node: ast.Subscript):
 
 
 def _component_slot(ctx: TraceContext, slots: Slots, node: ast.Attribute):
-    """``target.x = ...``: the slot of component x/y/z/w of a vector target."""
-    k = COMPONENTS.get(node.attr)
-    if k is None or len(slots.shape) != 1:
+    """``target.x = ...``: the slot of component x/y/z/w of a vector target;
+    ``target.rgb = ...`` (a swizzle of one letter group, no letter twice): those slots."""
+    pattern = node.attr
+    ks = [COMPONENTS.get(ch) for ch in pattern]
+    group = next((g for g in SWIZZLE_GROUPS if set(pattern) <= set(g)), None)
+    if None in ks or group is None or len(slots.shape) != 1 or len(ks) > 4:
         raise ctx.error(
             TiSyntaxError,
             node,
-            f"cannot assign to '.{node.attr}' of a vector/matrix",
-            "only vectors' .x/.y/.z/.w components can be assigned by name",
+            f"cannot assign to '.{pattern}' of a vector/matrix",
+            "only a vector's components can be assigned by name (.x, .rgb, .zw...)",
         )
-    if k >= slots.shape[0]:
-        raise ctx.error(TiSyntaxError, node, f"a {slots.shape[0]}-vector has no .{node.attr}")
-    return slots.items[k]
+    if len(set(ks)) != len(ks):
+        raise ctx.error(
+            TiSyntaxError,
+            node,
+            f"cannot assign to '.{pattern}': it names a component twice",
+            "assign each component once",
+        )
+    if max(ks) >= slots.shape[0]:
+        raise ctx.error(TiSyntaxError, node, f"a {slots.shape[0]}-vector has no .{pattern}")
+    if len(ks) == 1:
+        return slots.items[ks[0]]
+    return Slots([slots.items[k] for k in ks], (len(ks),))
 
 
 # -- reading and writing -------------------------------------------------------------------

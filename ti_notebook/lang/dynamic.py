@@ -51,7 +51,7 @@ def check_dynamic(parent, axes: tuple[int, ...], dimension, chunk_size) -> None:
             hint="nest a dense level for the other axes: ti.root.dense(ti.i, n).dynamic(ti.j, m)",
         )
     for upper in [parent, *parent.path()]:
-        if axes[0] in upper.axes:
+        if axes[0] in upper.declared_axes:
             raise TiValueError(
                 f"{what}: axis {'ijkl'[axes[0]]} is already split by {upper.name} above it",
                 hint="a dynamic node needs an axis of its own (Taichi: 'Dynamic SNode must "

@@ -75,7 +75,9 @@ class SNode:
         self.builder = builder
         self.kind = kind
         self._parent = parent
-        self.axes: tuple[int, ...] = axes
+        # the axes as written (ti.j is 1); ``axes`` numbers them as the field indexes them
+        self.declared_axes: tuple[int, ...] = axes
+        self._ranks: dict[int, int] | None = None  # on a subtree's top node: axis -> index
         self.extents: tuple[int, ...] = extents
         self.children: list[SNode] = []
         self.field = None  # place nodes only
@@ -103,6 +105,7 @@ class SNode:
         dims = extents(dims, what)
         node = SNode(self.builder, kind, self, axes, dims)
         self.children.append(node)
+        self._top()._ranks = None  # the subtree may use a new axis now
         return node
 
     def dense(self, axes, dimensions) -> SNode:
@@ -162,6 +165,35 @@ class SNode:
         autodiff.place_pending(self, lazy="dual")
 
     # -- queries -----------------------------------------------------------------------
+    def _top(self) -> SNode:
+        node = self
+        while node._parent is not None and node._parent.kind != "root":
+            node = node._parent
+        return node
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        """The field index positions this level splits: Taichi indexes a field by the
+        axes its layout uses, in axis order, so ``ti.root.dynamic(ti.j, n)`` makes a 1-D
+        field whose index runs along ``ti.j``. The axes are numbered over the subtree
+        under ``ti.root`` (one numbering, so that the levels' activity grids line up).
+
+            >>> import ti_notebook as ti
+            >>> ti.init(arch=ti.cpu)
+            >>> x = ti.field(ti.f32)
+            >>> ti.root.dense(ti.k, 4).dense(ti.i, 3).place(x)
+            <ti.SNode dense>
+            >>> x.shape, x.snode.parent().axes
+            ((3, 4), (0,))
+        """
+        if self.kind == "root":
+            return ()
+        top = self._top()
+        if top._ranks is None:
+            used = sorted({a for node in _layout.walk(top) for a in node.declared_axes})
+            top._ranks = {a: k for k, a in enumerate(used)}
+        return tuple(top._ranks[a] for a in self.declared_axes)
+
     def parent(self, n: int = 1):
         node = self
         for _ in range(n):
@@ -199,7 +231,7 @@ class SNode:
 
     @property
     def name(self) -> str:
-        axes = ",".join("ijkl"[a] for a in self.axes)
+        axes = ",".join("ijkl"[a] for a in self.declared_axes)
         return f"{self.kind}({axes})"
 
     def layout(self) -> _plan.FieldLayout:
