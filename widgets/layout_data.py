@@ -75,6 +75,9 @@ class LayoutData:
     # visit position of each window cell (-1: none), and distinct lines after n visits
     visit_rank: np.ndarray | None = None
     lines_after: np.ndarray | None = None  # lines_after[n]: lines touched by n visits
+    # the field's first index per axis (``offset=``; zeros without one): every index
+    # here (corner, visit, cell) is the user's, as the program writes it
+    origin: tuple[int, ...] = ()
     # the plan's own address function, for cells outside the window
     _plan_address: object = dataclasses.field(default=None, repr=False, compare=False)
 
@@ -111,8 +114,9 @@ class LayoutData:
         {'index': (1, 2), 'address': 136, 'cache_line': 2, 'visited_at': 34}
         """
         index = tuple(int(i) for i in index)
+        origin = self.origin or (0,) * len(self.shape)
         if len(index) != len(self.shape) or not all(
-            0 <= i < n for i, n in zip(index, self.shape, strict=True)
+            o <= i < o + n for i, n, o in zip(index, self.shape, origin, strict=True)
         ):
             raise TiValueError(f"{self.name}{list(index)} is outside the field {self.shape}")
         address = self._address(index)
@@ -304,7 +308,7 @@ def byte_strip(field: ti.Field, together=(), span: int = CACHE_LINE) -> tuple[By
     for f, plan, addresses in zip(mine, plans, everything, strict=True):
         for index in np.argwhere(addresses < base + span):
             address = int(addresses[tuple(index)])
-            slots.append(ByteSlot(address - base, plan.itemsize, f.name, tuple(map(int, index))))
+            slots.append(ByteSlot(address - base, plan.itemsize, f.name, plan.user_index(index)))
     return tuple(sorted(slots, key=lambda s: s.start))
 
 
@@ -373,6 +377,8 @@ def layout_data(field: ti.Field, loop=None, *, together=(), window=None, corner=
         raise TiValueError(
             f"the layout view draws 1-D, 2-D and 3-D fields; {field.name} has shape {plan.shape}"
         )
+    if corner is not None and len(corner) == len(plan.shape):
+        corner = plan.position(corner)  # offset=: the user's index of the corner
     window, corner = _window(plan.shape, window, corner)
     addresses = _box_addresses(plan, corner, window)
     order = np.empty(addresses.size, dtype=np.int64)
@@ -387,11 +393,12 @@ def layout_data(field: ti.Field, loop=None, *, together=(), window=None, corner=
         rank = np.full(window, -1, dtype=np.int64)  # the window's cells' iteration
         rank[tuple(local[inside].T)] = np.flatnonzero(inside)
         after = lines_after(plan.addresses_at(visit))
+        visit = visit + np.array(plan.origin, dtype=visit.dtype)
     return LayoutData(
         field.name,
         plan.dtype_name,
         plan.shape,
-        corner,
+        plan.user_index(corner),
         addresses,
         order.reshape(addresses.shape),
         addresses // CACHE_LINE,
@@ -401,5 +408,6 @@ def layout_data(field: ti.Field, loop=None, *, together=(), window=None, corner=
         visit,
         rank,
         after,
-        _plan_address=plan.address,
+        plan.origin,
+        _plan_address=lambda index: plan.address(plan.position(index)),
     )

@@ -113,13 +113,13 @@ class LayoutView:
         self.cell = [
             w.BoundedIntText(
                 value=c,
-                min=0,
-                max=n - 1,
+                min=o,
+                max=o + n - 1,
                 description="ijk"[a],
                 style={"description_width": "1.2em"},
                 layout={"width": "8em"},
             )
-            for a, (c, n) in enumerate(zip(data.corner, data.shape, strict=True))
+            for a, (c, n, o) in enumerate(zip(data.corner, data.shape, _origin(data), strict=True))
         ]
         for box in self.cell:
             box.observe(self._pick, names="value")
@@ -154,8 +154,9 @@ class LayoutView:
         data = self.data
         if self.slider is not None:
             self.slider.max = len(data.visit)
-        for box, c, n in zip(self.cell, data.corner, data.shape, strict=False):
-            box.max, box.value = n - 1, c
+        for box, c, n, o in zip(self.cell, data.corner, data.shape, _origin(data), strict=False):
+            box.min, box.max = min(box.min, o), max(box.max, o + n - 1)  # never min > max
+            box.min, box.max, box.value = o, o + n - 1, c
         self._redraw()
         self._pick()
 
@@ -185,6 +186,11 @@ class LayoutView:
         text = f"<ti_notebook.widgets.layout: {self.data.describe()}>"
         live = self.widget._repr_mimebundle_(**kwargs)
         return static_bundle(live, self.figure(), text, self.svg())
+
+
+def _origin(data) -> tuple[int, ...]:
+    """The field's first index per axis (``offset=``): the index boxes' lower ends."""
+    return data.origin or (0,) * len(data.shape)
 
 
 def layout(*fields: ti.Field, loop=None, window=None, corner=None) -> LayoutView:
