@@ -118,6 +118,7 @@ class SparseSolver:
 
     def compute(self, sparse_matrix: SparseMatrix) -> None:
         """``analyze_pattern`` then ``factorize``."""
+        self._check(sparse_matrix, "SparseSolver.compute")
         self.analyze_pattern(sparse_matrix)
         self.factorize(sparse_matrix)
 
