@@ -63,7 +63,10 @@ def test_vector_and_matrix_fields_take_order_and_layout():
     v = ti.Vector.field(2, ti.f32, shape=(3, 4), order="ji")
     w = ti.Vector.field(2, ti.f32)
     ti.root.dense(ti.j, 4).dense(ti.i, 3).place(w)
-    assert all((_relative(a) == _relative(b)).all() for a, b in zip(v.components, w.components))
+    assert all(
+        (_relative(a) == _relative(b)).all()
+        for a, b in zip(v.components, w.components, strict=True)
+    )
     soa = ti.Matrix.field(2, 2, ti.f32, shape=8, layout=ti.Layout.SOA)
     parents = {id(c.snode.parent()) for c in soa.components}
     assert len(parents) == 4 and soa.components[0].layout().strides == (4,)
