@@ -145,8 +145,14 @@ def test_other_operators_and_float_indices_are_compile_errors():
     def one_index(A: ti.types.sparse_matrix_builder()):
         A[0] += 2.0
 
+    @ti.kernel
+    def plain(A: ti.types.sparse_matrix_builder()):
+        A[0, 0] = 2.0
+
     with pytest.raises(TiSyntaxError, match=r"only '\+=' and '-='"):
         times(B)
+    with pytest.raises(TiSyntaxError, match=r"'SparseMatrixBuilder\(2, 2\)'.*not '='"):
+        plain(B)
     with pytest.raises(TiTypeError, match="row index .* is a float"):
         float_index(B)
     with pytest.raises(TiTypeError, match="a row and a column"):

@@ -156,6 +156,9 @@ def assign(ctx: TraceContext, target: ast.expr, value, at: ast.AST | None = None
         for element, item, part in zip(target.elts, items, parts, strict=True):
             assign(ctx, element, item, part)
     elif isinstance(target, (ast.Subscript, ast.Attribute)):
+        sink = triplet_ops.sink_of(ctx, target)
+        if sink is not None:
+            raise triplet_ops.store_error(ctx, sink, target)
         store(ctx, lvalue(ctx, target), value, target, at)
     else:
         raise ctx.unsupported(target, f"assigning to '{ast.unparse(target)}'")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from ti_notebook.errors import TiSyntaxError, TiTypeError
+from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.operands import check_scalar
 from ti_notebook.frontend.places import atomic, store
@@ -30,7 +30,7 @@ from ti_notebook.frontend.pointers import index_values, subscript_pointer
 from ti_notebook.lang import types
 from ti_notebook.lang.triplets import TripletSink
 
-__all__ = ["add_triplet", "sink_of"]
+__all__ = ["add_triplet", "sink_of", "store_error"]
 
 
 def sink_of(ctx: TraceContext, target: ast.expr) -> TripletSink | None:
@@ -93,3 +93,13 @@ def add_triplet(ctx: TraceContext, op: str, sink: TripletSink, node: ast.AugAssi
         (sink.rows, sink.cols, sink.values), (indices[0], indices[1], value), strict=True
     ):
         store(ctx, subscript_pointer(ctx, field, [slot], target), item, target)
+
+
+def store_error(ctx: TraceContext, sink: TripletSink, target: ast.expr) -> TiError:
+    """``A[i, j] = v`` on a builder: it has no entries to overwrite, only triplets to add."""
+    return ctx.error(
+        TiSyntaxError,
+        target,
+        f"a sparse matrix builder ('{sink.name}') takes only '+=' and '-=', not '='",
+        "add the entry's value: A[i, j] += v (duplicates are summed by build())",
+    )
