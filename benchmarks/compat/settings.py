@@ -126,6 +126,24 @@ SETTINGS: dict[str, Setting] = {
         note="bounds checks off, as in Taichi's run: the first layer's output is 16 wide "
         "and its loop writes 32 (Linear._forward, line 113)",
     ),
+    "machine_learning/differential_evolution": Setting(
+        rewrites=(("ti.init(arch=ti.cpu)", "ti.init(arch=ti.cpu, check_out_of_bound=False)"),),
+        stat_tol=0.2,
+        # converged near the optimum (0, 0): compared to within 0.2 of these scales
+        field_atol=(("pop", 0.1), ("trial", 0.1), ("best_pop", 0.1), ("fit", 0.01)),
+        note="bounds checks off, as in Taichi's run: clip_only loops over trial (20 wide) "
+        "and reads lb[j], ub[j] of 2 (line 28; Taichi with debug=True stops there too). "
+        "Mutations are drawn: Taichi's own runs with random_seed 0-5 give all_pop std "
+        "13.2-15.5 and a final pop std of 6e-4-7e-3, so stds agree within 20% and the "
+        "converged pop, trial and fit only to within 0.02, 0.02 and 2e-3 of the optimum",
+    ),
+    "simulation/eulerfluid2d": Setting(
+        rewrites=(("ti.init(arch=ti.gpu)", "ti.init(arch=ti.gpu, check_out_of_bound=False)"),),
+        note="bounds checks off, as in Taichi's run: curl, divergence, pressure_iteration and "
+        "vorticity_projection read one cell past every edge (vf[i + 1, j]..., lines 106, "
+        "114, 128, 134; Taichi's run sometimes dies of it, SIGSEGV); the boundary kernels "
+        "then overwrite the edge cells, so the fields still agree",
+    ),
     "simulation/initial_value_problem": Setting(note="time.time_ns() replaced by a frame clock"),
     "algorithm/mciso_advanced": Setting(
         mode="stat",
