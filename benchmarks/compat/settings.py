@@ -177,6 +177,13 @@ SETTINGS: dict[str, Setting] = {
         "differences times 4/dx²) is the rounding of P2G's atomic adds, which sum in thread "
         "order: |C| ≤ 6.6e-4 and Taichi's own two runs differ by 3.7e-4 in C",
     ),
+    "simulation/karman_vortex_street": Setting(
+        # one step of a 256-entry colormap (at most 0.953 / 64 between its colours)
+        field_atol=(("solve:vor_img", 0.02), ("solve:vel_img", 0.02), ("solve:img", 0.02)),
+        note="the LBM fields agree; matplotlib's 256-bin colormaps split at vor = 0, where "
+        "the still fluid's vor (|vor| < 3e-7) sits, so last-bit differences of vel "
+        "(≤ 8e-7) flip 6% of vor_img's pixels between the two middle bins (0.006 apart)",
+    ),
     "simulation/initial_value_problem": Setting(note="time.time_ns() replaced by a frame clock"),
     "algorithm/mciso_advanced": Setting(
         mode="stat",
