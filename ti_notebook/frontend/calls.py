@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 import builtins
 
+import numpy as np
+
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend import (
     field_methods,
@@ -148,8 +150,8 @@ def _len(ctx: TraceContext, node: ast.Call):
     (value,) = call_args(ctx, node, 1)
     if isinstance(value, Vector):
         return value.shape[0]  # a matrix's rows, as Taichi's len(m) == m.n
-    if isinstance(value, (tuple, list, dict, str, range)):
-        return len(value)
+    if isinstance(value, (tuple, list, dict, str, range, np.ndarray)):
+        return len(value)  # a NumPy array from Python scope: its first axis, as Taichi
     what = "a single number" if isinstance(value, ir.Stmt) else f"a {type(value).__name__}"
     hint = "len() counts a vector's components or a tuple's items"
     if hasattr(value, "shape"):

@@ -29,6 +29,7 @@ from ti_notebook.frontend import structs
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
 from ti_notebook.frontend.matrix_constructors import kernel_constructor
+from ti_notebook.frontend.numpy_globals import array_subscript, is_array
 from ti_notebook.frontend.operands import static_eval
 from ti_notebook.frontend.places import load, lvalue, read, struct_element
 from ti_notebook.frontend.pointers import (
@@ -159,6 +160,8 @@ def _subscript(ctx: TraceContext, node: ast.Subscript):
     base = ctx.expr(node.value)
     if isinstance(base, Vector):
         return vector_element(ctx, base, node)
+    if is_array(base):  # a NumPy array from Python scope
+        return array_subscript(ctx, base, node)
     if is_matrix_field(base):
         return load_matrix(ctx, base, index_values(ctx, node.slice), node)
     if is_matrix_ndarray(base):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
@@ -34,14 +36,15 @@ def check_scalar(ctx: TraceContext, value, node: ast.AST | None) -> None:
     if isinstance(value, ir.Stmt) or is_constant(value):
         return
     what = type(value).__name__
+    hint = "kernel arithmetic works on numbers; index fields and arrays first"
     if isinstance(value, Field):
         what = f"field '{value.name}' (index it: x[i])"
-    raise ctx.error(
-        TiTypeError,
-        node,
-        f"unsupported operand: {what}",
-        "kernel arithmetic works on numbers; index fields and arrays first",
-    )
+    elif isinstance(value, np.ndarray):  # from Python scope: frontend/numpy_globals.py
+        what = f"NumPy array of shape {value.shape}"
+        hint = (
+            "index it (a[0]), or pass it as a ti.types.ndarray() argument or copy it into a field"
+        )
+    raise ctx.error(TiTypeError, node, f"unsupported operand: {what}", hint)
 
 
 def unpack(ctx: TraceContext, value, count: int, node: ast.AST) -> list:

@@ -29,6 +29,7 @@ from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.constants import kernel_value
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dispatch import Handlers
+from ti_notebook.frontend.numpy_globals import as_operand, is_array, known_while_compiling
 from ti_notebook.frontend.operands import binary, check_scalar
 from ti_notebook.frontend.values import Vector
 from ti_notebook.frontend.vectors import matmul
@@ -117,15 +118,32 @@ def _nested(ctx: TraceContext, node: ast.BinOp, left):
 def _apply(ctx: TraceContext, node: ast.BinOp, left):
     """``node``'s operator on ``left`` (already evaluated) and its right operand."""
     if isinstance(node.op, ast.MatMult):
-        return matmul(ctx, left, ctx.expr(node.right), node)
+        right = ctx.expr(node.right)
+        if is_array(left) or is_array(right):
+            if known_while_compiling(left) and known_while_compiling(right):
+                return _python_binary(ctx, node, left, right)  # NumPy's, as in Taichi
+            left, right = _arrays_as_vectors(ctx, node, left, right)
+        return matmul(ctx, left, right, node)
     op = BINARY_OPS.get(type(node.op))
     if op is None:
         raise ctx.unsupported(node, f"the operator {type(node.op).__name__}")
     right = ctx.expr(node.right)
+    if is_array(left) or is_array(right):  # a NumPy array from Python scope
+        if known_while_compiling(left) and known_while_compiling(right):
+            return _python_binary(ctx, node, left, right)  # NumPy's, as in Taichi
+        left, right = _arrays_as_vectors(ctx, node, left, right)
     sequences = [v for v in (left, right) if isinstance(v, _SEQUENCES)]
     if sequences and all(isinstance(v, _SEQUENCES) or is_constant(v) for v in (left, right)):
         return _python_binary(ctx, node, left, right)  # [n] * dim, shape + (3,), "a" + "b"
     return binary(ctx, op, left, right, node)
+
+
+def _arrays_as_vectors(ctx: TraceContext, node: ast.BinOp, left, right) -> tuple:
+    """A NumPy array meeting a kernel value: a constant vector (frontend/numpy_globals.py)."""
+    return (
+        as_operand(ctx, left, node.left, ast.unparse(node.left)),
+        as_operand(ctx, right, node.right, ast.unparse(node.right)),
+    )
 
 
 def _python_binary(ctx: TraceContext, node: ast.BinOp, left, right):
@@ -146,6 +164,8 @@ def _unaryop(ctx: TraceContext, node: ast.UnaryOp):
     operand = ctx.expr(node.operand)
     if isinstance(node.op, ast.UAdd):
         return operand
+    if is_array(operand) and not isinstance(node.op, ast.Not):
+        return -operand if isinstance(node.op, ast.USub) else ~operand  # NumPy's
     op = _UNARY_OPS[type(node.op)]
     if isinstance(node.op, ast.Not) and _known(operand) and not is_constant(operand):
         return not operand  # not None, not (), not "": Python's, while compiling

@@ -57,7 +57,11 @@ def element_positions(ctx: TraceContext, shape: tuple[int, ...], node: ast.Subsc
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     if any(isinstance(part, ast.Slice) for part in parts):
         return _sliced(ctx, shape, parts, node)
-    index = ctx.expr(node.slice)
+    return index_positions(ctx, shape, ctx.expr(node.slice), node)
+
+
+def index_positions(ctx: TraceContext, shape: tuple[int, ...], index, node: ast.Subscript):
+    """:func:`element_positions` for an index already evaluated (no slices)."""
     index = index if isinstance(index, tuple) else (index,)
     index = tuple(_constant_index(i) for i in index)
     if not all(isinstance(i, numbers.Integral) or is_runtime_index(i) for i in index):
@@ -142,7 +146,11 @@ def _constant_index(value):
 def vector_element(ctx: TraceContext, value: Vector, node: ast.Subscript):
     """``v[k]``, ``m[r, c]`` or a matrix's row ``m[r]`` (a vector); ``v[i]`` for a
     runtime ``i`` chooses among the components (``frontend/dynamic_index.py``)."""
-    found = element_positions(ctx, value.shape, node)
+    return pick_element(ctx, value, element_positions(ctx, value.shape, node))
+
+
+def pick_element(ctx: TraceContext, value: Vector, found):
+    """The item(s) of ``value`` at positions :func:`element_positions` found."""
     if isinstance(found, DynamicPositions):
         return dynamic_index.read(ctx, value, found)
     if isinstance(found, Selection):

@@ -1,10 +1,11 @@
 """Globals a kernel read when it compiled, checked again when it is called.
 
-A kernel bakes the global scalars it reads into its code: ``SCALE = 2``, compile, then
-``SCALE = 10`` leaves the kernel multiplying by 2 - as in Taichi, but in a notebook,
-where cells run in any order, that is silent and surprising. So a kernel remembers the
-global numbers it read (``(name, value)``) and, when called, says once per name that
-one has changed::
+A kernel bakes the global scalars (and small NumPy arrays) it reads into its code:
+``SCALE = 2``, compile, then ``SCALE = 10`` leaves the kernel multiplying by 2 - as in
+Taichi, but in a notebook, where cells run in any order, that is silent and surprising.
+So a kernel remembers the global numbers it read (``(name, value)``; an array's values
+as a copy, compared on each call) and, when called, says once per name that one has
+changed::
 
     scaled captured SCALE = 2 at compile time; it is now 10: re-run the cell to recompile
 
@@ -29,6 +30,10 @@ import numpy as np
 
 KERNEL_SCOPE = "<kernel>"  # frontend/recorder.py's name for the kernel's own names
 _NUMBERS = (bool, int, float, complex, np.number, np.bool_)
+# A NumPy array a kernel reads is baked in too (frontend/numpy_globals.py); its values
+# are copied when it compiles and compared on each call, so only small ones are watched.
+_WATCHED = (*_NUMBERS, np.ndarray)
+_ARRAY_LIMIT = 1024
 
 
 def watched(func, captured: dict) -> tuple:
@@ -36,9 +41,14 @@ def watched(func, captured: dict) -> tuple:
     names = func.__globals__
     pairs = []
     for (scope, path), value in captured.items():
-        if scope != KERNEL_SCOPE or "." in path or not isinstance(value, _NUMBERS):
+        if scope != KERNEL_SCOPE or "." in path or not isinstance(value, _WATCHED):
             continue
-        if names.get(path, _GONE) is value:  # a global (not a closure cell or builtin)
+        if isinstance(value, np.ndarray):
+            if value.dtype.hasobject or value.size > _ARRAY_LIMIT:
+                continue
+            if names.get(path, _GONE) is value:  # its values now: it may change in place
+                pairs.append((path, value.copy()))
+        elif names.get(path, _GONE) is value:  # a global (not a closure cell or builtin)
             pairs.append((path, value))
     return tuple(pairs)
 
@@ -58,6 +68,13 @@ def changed(func, watch: tuple) -> list:
 
 
 def _same(now, then) -> bool:
+    if isinstance(then, np.ndarray):  # a copy of the array read: compare the values
+        return (
+            isinstance(now, np.ndarray)
+            and now.dtype == then.dtype
+            and now.shape == then.shape
+            and bool(np.array_equal(now, then))
+        )
     try:
         return type(now) is type(then) and bool(now == then)
     except Exception:  # an array or an odd object: not the number that was read
