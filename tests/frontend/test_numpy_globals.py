@@ -86,6 +86,16 @@ def test_array_meets_kernel_values_as_a_constant_vector():
     assert combine(2.0) == pytest.approx(6.0 + 2.5 + 7.0)
 
 
+def test_vector_and_matrix_made_from_an_array():
+    @ti.kernel
+    def build(i: ti.i32) -> ti.f32:
+        v = ti.Vector(WEIGHTS)
+        m = ti.Matrix(GRID)
+        return v[i] + m[1, 1] + m.n * 10
+
+    assert build(1) == pytest.approx(1.5 + 4.0 + 20)
+
+
 def test_in_ti_func_and_local_alias():
     @ti.func
     def flat(p):
@@ -193,7 +203,7 @@ DIFFERENTIAL = textwrap.dedent(
         t = 0
         for i in ti.static(range(3)):
             t += n_cube[i] * (i + 1)
-        return t + k * (n_cube * 2 + 1)[0] - (-n_cube)[2]
+        return t + k * (n_cube * 2 + 1)[0] - (-n_cube)[2] + ti.Vector(n_cube)[1]
 
     print(json.dumps([cells(), floats(3.0), ints(4)]))
     """

@@ -24,6 +24,8 @@ from __future__ import annotations
 import ast
 import functools
 
+import numpy as np
+
 from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
@@ -86,6 +88,8 @@ def _literal(ctx: TraceContext, node: ast.Call, is_vector: bool) -> Vector:
     value = args[0]
     if isinstance(value, Vector):
         value = list(value.items) if len(value.shape) == 1 else value.rows()
+    if isinstance(value, np.ndarray):  # from Python scope, as Taichi takes one
+        value = value.tolist()
     if not isinstance(value, (list, tuple)):
         raise ctx.error(
             TiTypeError,
