@@ -2,7 +2,8 @@
 
 Arguments are evaluated in the caller; a number or a vector is copied into a local of
 the callee (cast to the parameter's annotated type), so the callee may assign to it;
-a template parameter, or any other value (a field, a tuple), is bound as it is. The
+a template parameter, or any other value (a field, a tuple), is bound as it is (a
+local variable given to a template parameter is that variable, as in Taichi). The
 body is traced in place, in a new :class:`~ti_notebook.frontend.context.FunctionFrame`
 (names resolve in the func's own module and closure), and its one ``return`` gives
 the call's value.
