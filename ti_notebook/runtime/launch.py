@@ -355,22 +355,16 @@ class CompiledKernel:
         struct.pack_into("<q", self.ctx, c.CTX_ERROR, 0)
         info = self.asserts[code - 1]
         pos: SourcePos | None = info["pos"]
-        if info["kind"] == "bounds":
+        if info["kind"] in ("bounds", "bounds_offset"):  # _offset: a field with offset=
             count = info["nargs"] // 2
             index, shape = tuple(args[:count]), tuple(args[count : 2 * count])
-            raise TiIndexError(
-                f"{info['message']}: index {index} is outside shape {shape}",
-                pos,
-                hint="check the loop bounds against the shape (indices start at 0)",
-            )
-        if info["kind"] == "bounds_offset":  # a field declared with offset= (its range)
-            count = info["nargs"] // 2
-            index, shape = tuple(args[:count]), tuple(args[count : 2 * count])
-            raise TiIndexError(
-                f"{info['message']}: index {index} is outside them (shape {shape})",
-                pos,
-                hint="check the loop bounds against the field's index range",
-            )
+            if info["kind"] == "bounds":
+                text = f"index {index} is outside shape {shape}"
+                hint = "check the loop bounds against the shape (indices start at 0)"
+            else:  # the message states the field's index range
+                text = f"index {index} is outside them (shape {shape})"
+                hint = "check the loop bounds against the field's index range"
+            raise TiIndexError(f"{info['message']}: {text}", pos, hint=hint)
         if info["kind"] == "dynamic_full":  # passes/dynamic_lists.py
             raise TiIndexError(
                 f"{info['message']}: it already holds every element it can",
