@@ -343,9 +343,11 @@ class Tuner:
         return " · ".join(parts)
 
     def _redraw(self) -> None:
+        # The table and status go first so that a frontend showing the new plot point
+        # already shows the row it stands for (the browser test waits on the point).
         self.status.value = self._status_text()
-        self.picture.value = inline_svg(svg_text(self.figure()))
         self.table.value = results_table(self.results)
+        self.picture.value = inline_svg(svg_text(self.figure()))
 
     def __repr__(self) -> str:
         best = self.best()

@@ -22,6 +22,9 @@ CELLS = [
     "tuner = widgets.tune(scale, 2.0, block_dim=[16, 64, 256], repeat=3)\ntuner",
 ]
 CELL_COUNT_JS = "document.querySelectorAll('svg.ti-layout rect.ti-cell').length"
+TABLE_HAS_64_JS = (
+    "[...document.querySelectorAll('.widget-html td')].some(td => td.textContent.trim() == '64')"
+)
 POINTS_JS = "document.querySelectorAll('g[id^=\"ti-tune-points\"] use').length"
 
 
@@ -76,6 +79,8 @@ def _drive(page, base: str, token: str, screenshot_dir) -> None:
     slider.focus()
     page.keyboard.press("ArrowRight")  # block_dim 16 -> 64: one more measurement
     page.wait_for_function(f"() => {POINTS_JS} == 2", timeout=RUN_S * 1000)
+    # The table is its own widget: its update may render a moment after the plot's.
+    page.wait_for_function(f"() => {TABLE_HAS_64_JS}", timeout=30_000)
     assert "64" in page.locator(".widget-html", has_text="median").last.text_content()
 
     errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
