@@ -7,6 +7,7 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.codegen.nvptx_target import CudaDevice
+from ti_notebook.ir.launch_abi import Launch
 from ti_notebook.runtime.cuda_launch import grid_dims
 
 pytestmark = pytest.mark.ptx
@@ -52,22 +53,22 @@ def kernels():
 def test_grids_match_the_compiled_launch_table(capability):
     seen = set()
     for kernel, args in kernels():
-        launches = kernel.stages(*args, arch="cuda", compute_capability=capability)["report"]
-        launches = launches.launches
-        seen.update(launch["kind"] for launch in launches)
+        report = kernel.stages(*args, arch="cuda", compute_capability=capability)["report"]
+        launches = [Launch.from_dict(launch) for launch in report.launches]
+        seen.update(launch.kind for launch in launches)
         device = CudaDevice.for_capability(capability)
-        assert grid_dims(launches, device) == [launch["grid_dim"] for launch in launches]
+        assert grid_dims(launches, device) == [launch.grid_dim for launch in launches]
     assert {"serial", "range_for", "struct_for", "snapshot", "list_clear", "list"} <= seen
 
 
 def test_a_smaller_gpu_gets_smaller_grids():
     launches = [
-        {"kind": "range_for", "block_dim": 128, "iterations": None},
-        {"kind": "range_for", "block_dim": 128, "iterations": 300},
-        {"kind": "list", "block_dim": 128, "iterations": 500},
-        {"kind": "struct_for", "block_dim": 128, "iterations": 8000, "block_list": True},
-        {"kind": "list_clear", "block_dim": 1, "iterations": None},
-        {"kind": "serial", "block_dim": 1, "iterations": None},
+        Launch("a", "range_for", 128, None),
+        Launch("b", "range_for", 128, 300),
+        Launch("c_list", "list", 128, 500),
+        Launch("c", "struct_for", 128, 8000, block_list=True),
+        Launch("d_list_clear", "list_clear", 1, None),
+        Launch("e", "serial", 1, None),
     ]
     small = CudaDevice("sm_86", multiprocessors=2, blocks_per_multiprocessor=16)
     assert grid_dims(launches, small) == [64, 3, 4, 64, 1, 1]

@@ -14,7 +14,7 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.errors import TiTypeError
-from ti_notebook.runtime import random_streams as rs
+from ti_notebook.ir import philox as rs
 
 pytestmark = pytest.mark.cpu
 

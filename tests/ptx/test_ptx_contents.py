@@ -237,7 +237,7 @@ def test_the_launch_table_survives_the_offline_cache(tmp_path):
     again, again_stages, _ = compile_cached(dataclasses.replace(request))
     assert (first_stages["report"].cache, again_stages["report"].cache) == ("miss", "hit")
     assert again.artifact.launches == first.artifact.launches
-    assert again.artifact.launches[0]["grid_dim"] == 3  # 300 cells, 128 a block
+    assert again.artifact.launches[0].grid_dim == 3  # 300 cells, 128 a block
     assert again.ptx == first.ptx and again_stages["ptx"] == first.ptx
     assert list(tmp_path.glob("cuda-sm_80/*"))
     with pytest.raises(ti.errors.TiRuntimeError, match="cannot launch CUDA kernels yet"):

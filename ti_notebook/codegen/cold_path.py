@@ -19,6 +19,7 @@ from __future__ import annotations
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
+from ti_notebook.ir import launch_abi as abi
 
 NAME = "tin_check_failed"
 # Branch weights, passing : failing. Any large ratio makes LLVM treat failing as cold.
@@ -30,7 +31,7 @@ def fail_function(module: ll.Module) -> ll.Function:
     existing = module.globals.get(NAME)
     if existing is not None:
         return existing
-    params = [c.PTR, c.I64] + [c.I64] * c.ERROR_ARG_SLOTS
+    params = [c.PTR, c.I64] + [c.I64] * abi.ERROR_ARG_SLOTS
     fn = ll.Function(module, ll.FunctionType(c.VOID, params), NAME)
     fn.linkage = "internal"
     fn.attributes.add("cold")
@@ -38,12 +39,14 @@ def fail_function(module: ll.Module) -> ll.Function:
     ctx, code, *args = fn.args
     entry, first, done = (fn.append_basic_block(n) for n in ("entry", "first", "done"))
     b = ll.IRBuilder(entry)
-    slot = b.gep(ctx, [ll.Constant(c.I64, c.CTX_ERROR)], source_etype=c.I8)
+    slot = b.gep(ctx, [ll.Constant(c.I64, abi.CTX_ERROR)], source_etype=c.I8)
     swapped = b.cmpxchg(slot, ll.Constant(c.I64, 0), code, "monotonic", "monotonic")
     b.cbranch(b.extract_value(swapped, 1), first, done)
     b.position_at_end(first)
     for k, arg in enumerate(args):
-        b.store(arg, b.gep(ctx, [ll.Constant(c.I64, c.CTX_ERROR_ARGS + 8 * k)], source_etype=c.I8))
+        b.store(
+            arg, b.gep(ctx, [ll.Constant(c.I64, abi.CTX_ERROR_ARGS + 8 * k)], source_etype=c.I8)
+        )
     b.branch(done)
     b.position_at_end(done)
     b.ret_void()
@@ -58,6 +61,6 @@ def branch(builder: ll.IRBuilder, ok: ll.Value, go_on: ll.Block, fail: ll.Block)
 def fail(builder: ll.IRBuilder, ctx: ll.Value, code: int, args: list[ll.Value]) -> None:
     """Calls the failure routine with assert ``code`` and up to 8 i64 ``args``."""
     fn = fail_function(builder.module)
-    values = list(args[: c.ERROR_ARG_SLOTS])
-    values += [ll.Constant(c.I64, 0)] * (c.ERROR_ARG_SLOTS - len(values))
+    values = list(args[: abi.ERROR_ARG_SLOTS])
+    values += [ll.Constant(c.I64, 0)] * (abi.ERROR_ARG_SLOTS - len(values))
     builder.call(fn, [ctx, ll.Constant(c.I64, code), *values])

@@ -24,19 +24,6 @@ F64 = ll.DoubleType()
 PTR = ll.PointerType()
 VOID = ll.VoidType()
 
-# Context layout (bytes): shared by codegen and the launcher in runtime/launch.py.
-CTX_ROOTS = 0
-CTX_TEMPS = 8
-CTX_ERROR = 16
-CTX_ERROR_ARGS = 24  # ERROR_ARG_SLOTS x i64
-ERROR_ARG_SLOTS = 8
-CTX_RETURN = 88
-CTX_STREAM = 96  # the kernel's random stream, set once (runtime/random_streams.py)
-CTX_INTERRUPT = 104  # the pool's interrupt state: [interrupted, launch running] (i32 each)
-CTX_PROFILE = 112  # the profiler's event buffer (codegen/profiling.py), or null
-CTX_LAUNCH = 120  # the launch number, packed with the arguments at every launch
-CTX_ARGS = 128  # right after CTX_LAUNCH: one struct packs both (runtime/launch.py)
-
 FAST_FLAGS = ("reassoc", "nsz", "arcp", "contract", "afn")
 # unary math that is a call or a long expansion on some target (Arithmetic.transcendental)
 TRANSCENDENTAL = frozenset({"sin", "cos", "tan", "exp", "log", "asin", "acos", "atan", "tanh"})

@@ -22,6 +22,7 @@ from ti_notebook.codegen import common as c
 from ti_notebook.codegen import profiling, vector_math
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.module_base import ModuleGeneratorBase
+from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
@@ -70,11 +71,11 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         prefix: str | None = None,
     ) -> None:
         super().__init__(kernel, options, capabilities, arg_offsets, prefix)
-        # kernel_profiler: the event buffer's layout (codegen/profiling.py), else None
-        self.profile: profiling.ProfileLayout | None = None
+        # kernel_profiler: the event buffer's layout (ir/launch_abi.py), else None
+        self.profile: abi.ProfileLayout | None = None
         if options.kernel_profiler:
             tasks = len(kernel.tasks())
-            self.profile = profiling.ProfileLayout(tasks, max(capabilities.threads, 1))
+            self.profile = abi.ProfileLayout(tasks, max(capabilities.threads, 1))
 
     @property
     def entry_name(self) -> str:
@@ -142,7 +143,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
             eb = emitter.entry_builder
             temps = eb.alloca(ll.ArrayType(c.I8, self.kernel.temps_size), name="temps")
             temps.align = 16
-            slot = eb.gep(emitter.ctx, [ll.Constant(c.I64, c.CTX_TEMPS)], source_etype=c.I8)
+            slot = eb.gep(emitter.ctx, [ll.Constant(c.I64, abi.CTX_TEMPS)], source_etype=c.I8)
             eb.store(temps, slot)
         events = None
         if self.profile is not None:
@@ -171,7 +172,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), self.entry_name)
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         ctx = fn.args[0]
-        slot = b.gep(ctx, [ll.Constant(c.I64, c.CTX_INTERRUPT)], source_etype=c.I8)
+        slot = b.gep(ctx, [ll.Constant(c.I64, abi.CTX_INTERRUPT)], source_etype=c.I8)
         state = b.load(slot, typ=c.PTR)
         running = b.gep(state, [ll.Constant(c.I64, 1)], source_etype=c.I32)
         # atomic exchanges as stores (llvmlite's store_atomic needs typed pointers)
@@ -247,7 +248,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         )
         b.call(pool, [task_fn, emitter.ctx, begin, end, grain, ll.Constant(c.I32, threads)])
         if any(isinstance(s, ir.AssertStmt) for s in task.walk_all()):
-            error = b.load(emitter.ctx_pointer(c.CTX_ERROR), typ=c.I64)
+            error = b.load(emitter.ctx_pointer(abi.CTX_ERROR), typ=c.I64)
             failed = emitter.fn.append_basic_block("task_failed")
             go_on = emitter.fn.append_basic_block("task_ok")
             b.cbranch(b.icmp_unsigned("!=", error, ll.Constant(c.I64, 0)), failed, go_on)

@@ -15,6 +15,7 @@ from ti_notebook.codegen.common import Arithmetic, llvm_type
 from ti_notebook.codegen.interrupts import InterruptPolls
 from ti_notebook.codegen.loops import LoopsMixin, RowState
 from ti_notebook.codegen.rng import RandomMixin
+from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
 
@@ -74,7 +75,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
 
     def root(self, tree_id: int) -> ll.Value:
         def load():
-            table = self.invariant(("roots",), lambda: self.ctx_slot(c.CTX_ROOTS, c.PTR))
+            table = self.invariant(("roots",), lambda: self.ctx_slot(abi.CTX_ROOTS, c.PTR))
             eb = self.entry_builder
             local = self.gen.tree_slot(tree_id)
             slot = eb.gep(table, [ll.Constant(c.I64, local)], source_etype=c.I64)
@@ -83,7 +84,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         return self.invariant(("root", tree_id), load)
 
     def temps(self) -> ll.Value:
-        return self.invariant(("temps",), lambda: self.ctx_slot(c.CTX_TEMPS, c.PTR))
+        return self.invariant(("temps",), lambda: self.ctx_slot(abi.CTX_TEMPS, c.PTR))
 
     def arg(self, arg_index: int, dtype: types.DataType) -> ll.Value:
         offset = self.gen.arg_offsets[arg_index]
@@ -320,7 +321,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         self.b.branch(self.loop_targets[-1][0])
 
     def emit_Return(self, s: ir.ReturnStmt):
-        offset = self.gen.arg_offsets.get(("return", s.slot), c.CTX_RETURN)
+        offset = self.gen.arg_offsets.get(("return", s.slot), abi.CTX_RETURN)
         self.b.store(self.v(s.value), self.ctx_pointer(offset))
 
     def emit_Print(self, s: ir.PrintStmt):

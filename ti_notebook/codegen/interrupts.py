@@ -19,6 +19,7 @@ from __future__ import annotations
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
+from ti_notebook.ir import launch_abi as abi
 
 STRIP = 1 << 16  # iterations between two polls of a long loop
 
@@ -34,7 +35,7 @@ class InterruptPolls:
     """Mixed into ``FunctionEmitter`` (which provides ``b``, ``fn``, ``ctx_slot``...)."""
 
     def interrupt_flag(self) -> ll.Value:
-        return self.invariant(("interrupt",), lambda: self.ctx_slot(c.CTX_INTERRUPT, c.PTR))
+        return self.invariant(("interrupt",), lambda: self.ctx_slot(abi.CTX_INTERRUPT, c.PTR))
 
     def poll_interrupt(self) -> None:
         """Returns from the function when the interrupt flag is up."""

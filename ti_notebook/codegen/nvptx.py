@@ -7,7 +7,7 @@ The launch contract (what a launcher of this module must do, and what
   have helper kernels before it (``<prefix>_task<k>_snapshot``, ``_list_clear``,
   ``_list``: ``codegen/nvptx_sparse.py``); every kernel of ``launches`` runs once, in
   order, on one stream;
-- ``ctx`` is the CPU's launch context (``codegen/common.py``: ``CTX_ROOTS``,
+- ``ctx`` is the CPU's launch context (``ir/launch_abi.py``: ``CTX_ROOTS``,
   ``CTX_TEMPS``, ``CTX_ERROR``..., arguments from ``CTX_ARGS`` as
   ``runtime/launch.py``'s ``ArgLayout`` packs them), in **device** memory: ``CTX_ROOTS``
   holds a device pointer to a table of the trees' device base addresses (by the
@@ -16,17 +16,17 @@ The launch contract (what a launcher of this module must do, and what
   and ``CTX_PROFILE`` are unused. A kernel's return value is at ``CTX_RETURN``, a failed
   assert's code and arguments at ``CTX_ERROR`` (the launcher stops after a kernel with
   ``checks_errors`` whose code is not 0, and raises as the CPU launcher does);
-- one entry of ``launches`` per kernel, in order: ``kernel`` (the symbol), ``kind``
-  (``serial``, ``range_for``, ``struct_for``; helpers: ``snapshot``, ``list_clear``,
-  ``list``), ``block_dim`` (``loop_config`` or 128, at most 1024; 1 for serial tasks; a
-  thread per cell of a block, in whole warps up to 128, for block-local storage and
-  sparse lists), ``iterations`` (when known while compiling, else None), ``grid_dim``
-  (``min(SMs x 32 x 2, ceil(iterations / block_dim))``, the first term alone when the
-  count is not known; a CUDA block per block for block-local storage and sparse lists;
-  1 for serial), ``shared_bytes`` (dynamic shared memory: past 48 KB the launcher
-  opts the kernel in with ``cuFuncSetAttribute``), ``block_local``, ``block_list``,
-  ``warp_reduction`` (its thread-local reductions use warp shuffles, so ``block_dim``
-  must stay a multiple of 32) and ``checks_errors``.
+- one :class:`~ti_notebook.ir.launch_abi.Launch` of ``launches`` per kernel, in order:
+  ``kernel`` (the symbol), ``kind`` (``serial``, ``range_for``, ``struct_for``; helpers:
+  ``snapshot``, ``list_clear``, ``list``), ``block_dim`` (``loop_config`` or 128, at
+  most 1024; 1 for serial tasks; a thread per cell of a block, in whole warps up to 128,
+  for block-local storage and sparse lists), ``iterations`` (when known while compiling,
+  else None), ``grid_dim`` (``min(SMs x 32 x 2, ceil(iterations / block_dim))``, the
+  first term alone when the count is not known; a CUDA block per block for block-local
+  storage and sparse lists; 1 for serial), ``shared_bytes`` (dynamic shared memory: past
+  48 KB the launcher opts the kernel in with ``cuFuncSetAttribute``), ``block_local``,
+  ``block_list``, ``warp_reduction`` (its thread-local reductions use warp shuffles, so
+  ``block_dim`` must stay a multiple of 32) and ``checks_errors``.
 
 ``print`` goes through ``vprintf``, so lines appear when the host synchronises.
 
@@ -64,6 +64,7 @@ from ti_notebook.errors import TiValueError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.launch_abi import Launch
 from ti_notebook.ir.options import CompileOptions
 
 DEFAULT_BLOCK_DIM = 128
@@ -87,11 +88,11 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
         self.device = device or CudaDevice()
         self.module.triple = nvptx_target.TRIPLE
         self.module.data_layout = nvptx_target.data_layout(self.device.compute_capability)
-        self.launches: list[dict] = []
+        self.launches: list[Launch] = []
 
     @property
     def kernel_names(self) -> list[str]:
-        return [launch["kernel"] for launch in self.launches]
+        return [launch.kernel for launch in self.launches]
 
     def generate(self) -> str:
         for k, task in enumerate(self.kernel.tasks()):
@@ -148,7 +149,7 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
                 asked = min(-(-cells // WARP) * WARP, DEFAULT_BLOCK_DIM)
         return min(asked, MAX_BLOCK_DIM)
 
-    def launch_entry(self, name: str, task: ir.OffloadedStmt, block_dim: int, emitter) -> dict:
+    def launch_entry(self, name: str, task: ir.OffloadedStmt, block_dim: int, emitter) -> Launch:
         iterations = None
         if task.kind != "serial":
             begin, end = _known(task.begin), _known(task.end)
@@ -172,18 +173,18 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
                 task.pos,
                 hint="use smaller blocks (the leaf dense level) or cache fewer fields",
             )
-        return {
-            "kernel": name,
-            "kind": task.kind,
-            "block_dim": block_dim,
-            "iterations": iterations,
-            "grid_dim": grid,
-            "shared_bytes": shared.total if shared is not None and shared.dynamic else 0,
-            "block_local": shared is not None,
-            "block_list": emitter.block_list is not None,
-            "warp_reduction": emitter.warp_reduction and bool(self.reductions(task)),
-            "checks_errors": any(isinstance(s, ir.AssertStmt) for s in task.walk_all()),
-        }
+        return Launch(
+            kernel=name,
+            kind=task.kind,
+            block_dim=block_dim,
+            iterations=iterations,
+            grid_dim=grid,
+            shared_bytes=shared.total if shared is not None and shared.dynamic else 0,
+            block_local=shared is not None,
+            block_list=emitter.block_list is not None,
+            warp_reduction=emitter.warp_reduction and bool(self.reductions(task)),
+            checks_errors=any(isinstance(s, ir.AssertStmt) for s in task.walk_all()),
+        )
 
     def reductions(self, task: ir.OffloadedStmt) -> list[ir.AtomicOpStmt]:
         return [s for s in task.epilogue.stmts if is_reduction_atomic(s, task)]

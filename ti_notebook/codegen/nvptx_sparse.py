@@ -34,6 +34,7 @@ from ti_notebook.codegen import common as c
 from ti_notebook.codegen.loops import RowState
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
+from ti_notebook.ir.launch_abi import Launch
 from ti_notebook.plan import visit
 
 GLOBAL_SPACE = 1
@@ -100,21 +101,12 @@ class SparseKernels:
         self.launches.append(self.helper_launch(f"{name}_list", "list", listing.blocks))
         return listing
 
-    def helper_launch(self, name: str, kind: str, iterations: int | None) -> dict:
+    def helper_launch(self, name: str, kind: str, iterations: int | None) -> Launch:
         """The launch entry of a helper kernel: a thread per iteration (one if None)."""
         block_dim = 1 if iterations is None else HELPER_BLOCK_DIM
         grid = 1 if iterations is None else -(-iterations // block_dim)
-        return {
-            "kernel": name,
-            "kind": kind,
-            "block_dim": block_dim,
-            "iterations": iterations,
-            "grid_dim": max(1, min(self.device.saturating_grid, grid)),
-            "shared_bytes": 0,
-            "block_local": False,
-            "warp_reduction": False,
-            "checks_errors": False,
-        }
+        grid = max(1, min(self.device.saturating_grid, grid))
+        return Launch(name, kind, block_dim, iterations, grid)
 
 
 class ListedBlocks:

@@ -7,7 +7,8 @@ nothing but native code runs between the timestamps. Without the option nothing 
 emitted and a launch costs what it did.
 
 Times are ``CLOCK_MONOTONIC`` nanoseconds (``time.monotonic_ns()`` in Python reads the
-same clock, so compile spans and launches share one time line). The buffer:
+same clock, so compile spans and launches share one time line). The buffer's layout is
+part of the launch ABI (``ir/launch_abi.py``, :class:`ProfileLayout`):
 
     [launch start, launch end]
     per task k:   [start, end, counted iterations, 1 if it counts them]
@@ -20,47 +21,19 @@ no atomics are needed. ``counted iterations`` is for struct-fors over sparse fie
 whose chunks span inactive cells: each active cell visited adds one
 (``CountIterationStmt``, one atomic add per chunk).
 
-    >>> layout = ProfileLayout(tasks=2, threads=4)
-    >>> layout.words, layout.task(1), layout.thread(1, 3)
-    (42, 22, 38)
+    >>> module = ll.Module()
+    >>> now_ns(module).name, now_ns(module) is now_ns(module)
+    ('tin_now_ns', True)
 """
 
 from __future__ import annotations
 
-import dataclasses
-
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
+from ti_notebook.ir import launch_abi as abi
 
-LAUNCH_WORDS = 2  # launch start, end
-TASK_WORDS = 4  # start, end, counted iterations, whether it counts them
-THREAD_WORDS = 4  # first start, last end, busy, iterations
 _CLOCK_MONOTONIC = 1
-
-
-@dataclasses.dataclass(frozen=True)
-class ProfileLayout:
-    """Word offsets in one kernel's event buffer (``tasks`` tasks, ``threads`` per task)."""
-
-    tasks: int
-    threads: int
-
-    @property
-    def task_stride(self) -> int:
-        return TASK_WORDS + THREAD_WORDS * self.threads
-
-    @property
-    def words(self) -> int:
-        return LAUNCH_WORDS + self.tasks * self.task_stride
-
-    def task(self, k: int) -> int:
-        """First word of task ``k``: its start."""
-        return LAUNCH_WORDS + k * self.task_stride
-
-    def thread(self, k: int, t: int) -> int:
-        """First word of thread ``t``'s span in task ``k``."""
-        return self.task(k) + TASK_WORDS + THREAD_WORDS * t
 
 
 def now_ns(module: ll.Module) -> ll.Function:
@@ -88,7 +61,7 @@ def word(b: ll.IRBuilder, buffer: ll.Value, index: ll.Value | int) -> ll.Value:
 
 
 def buffer_of(b: ll.IRBuilder, ctx: ll.Value) -> ll.Value:
-    slot = b.gep(ctx, [ll.Constant(c.I64, c.CTX_PROFILE)], source_etype=c.I8)
+    slot = b.gep(ctx, [ll.Constant(c.I64, abi.CTX_PROFILE)], source_etype=c.I8)
     return b.load(slot, typ=c.PTR)
 
 
@@ -98,7 +71,7 @@ def stamp(b: ll.IRBuilder, module: ll.Module, buffer: ll.Value, index: int) -> N
 
 
 def profiled_chunk(
-    module: ll.Module, chunk: ll.Function, layout: ProfileLayout, k: int
+    module: ll.Module, chunk: ll.Function, layout: abi.ProfileLayout, k: int
 ) -> ll.Function:
     """A function with ``chunk``'s signature that runs it and records the chunk on its
     thread's words of task ``k`` (what the pool calls instead of ``chunk``)."""
@@ -117,11 +90,11 @@ def profiled_chunk(
     index = b.select(b.icmp_unsigned("<", index, last), index, last)
     base = b.add(
         ll.Constant(c.I64, layout.thread(k, 0)),
-        b.mul(b.zext(index, c.I64), ll.Constant(c.I64, THREAD_WORDS)),
+        b.mul(b.zext(index, c.I64), ll.Constant(c.I64, abi.THREAD_WORDS)),
     )
     buffer = buffer_of(b, ctx)
     first_ptr, last_ptr, busy_ptr, count_ptr = (
-        word(b, buffer, b.add(base, ll.Constant(c.I64, n))) for n in range(THREAD_WORDS)
+        word(b, buffer, b.add(base, ll.Constant(c.I64, n))) for n in range(abi.THREAD_WORDS)
     )
     first = b.load(first_ptr, typ=c.I64)
     unset = b.icmp_signed("==", first, ll.Constant(c.I64, 0))
@@ -137,7 +110,7 @@ def profiled_chunk(
     return fn
 
 
-def add_counted(b: ll.IRBuilder, ctx: ll.Value, layout: ProfileLayout, k: int, n) -> None:
+def add_counted(b: ll.IRBuilder, ctx: ll.Value, layout: abi.ProfileLayout, k: int, n) -> None:
     """Adds a chunk's count of visited active cells to task ``k``'s counted iterations."""
     buffer = buffer_of(b, ctx)
     b.atomic_rmw("add", word(b, buffer, layout.task(k) + 2), n, "monotonic")

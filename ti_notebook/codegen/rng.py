@@ -3,8 +3,8 @@
 A draw is a pure function of (key, counter), computed where it is needed; there is no
 generator state to carry from one iteration to the next, so loops that draw random
 numbers still vectorise, and the numbers do not depend on which thread runs which
-chunk. ``runtime/random_streams.py`` holds the keying scheme and a Python reference
-that the tests compare this code with:
+chunk. ``ir/philox.py`` defines the generator (a Python reference the tests compare
+this code with) and ``runtime/random_streams.py`` the keying scheme:
 
 - key: ``mix64(stream ^ mix64(launch))``, from the launch context, once per function;
 - counter: ``(iteration, site, count, 0)``: the task loop's flat index (0 in serial
@@ -28,8 +28,9 @@ import llvmlite.ir as ll
 
 from ti_notebook.codegen import common as c
 from ti_notebook.codegen.common import llvm_type
+from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir import nodes as ir
-from ti_notebook.runtime import random_streams as rs
+from ti_notebook.ir import philox
 
 _PHILOX = "tin_philox4x32_10"
 _WORDS = ll.LiteralStructType([c.I32] * 4)
@@ -148,8 +149,8 @@ class RandomMixin:
         """The launch's Philox key (two i32 words), computed once in the entry block."""
 
         def make():
-            stream = self.ctx_slot(c.CTX_STREAM, c.I64)
-            launch = self.ctx_slot(c.CTX_LAUNCH, c.I64)
+            stream = self.ctx_slot(abi.CTX_STREAM, c.I64)
+            launch = self.ctx_slot(abi.CTX_LAUNCH, c.I64)
             key = self.with_entry(lambda: self.mix64(self.b.xor(stream, self.mix64(launch))))
             eb = self.entry_builder
             high = eb.trunc(eb.lshr(key, ll.Constant(c.I64, 32)), c.I32)
@@ -159,7 +160,7 @@ class RandomMixin:
 
     def mix64(self, x: ll.Value) -> ll.Value:
         b = self.b
-        for shift, multiplier in ((30, rs.MIX_M1), (27, rs.MIX_M2)):
+        for shift, multiplier in ((30, philox.MIX_M1), (27, philox.MIX_M2)):
             x = b.mul(
                 b.xor(x, b.lshr(x, ll.Constant(c.I64, shift))), ll.Constant(c.I64, multiplier)
             )
@@ -181,12 +182,12 @@ class RandomMixin:
             product = b.mul(b.zext(value, i64), ll.Constant(i64, multiplier))
             return b.trunc(b.lshr(product, ll.Constant(i64, 32)), c.I32), b.trunc(product, c.I32)
 
-        for round_ in range(rs.PHILOX_ROUNDS):
+        for round_ in range(philox.PHILOX_ROUNDS):
             if round_:
-                k0 = b.add(k0, ll.Constant(c.I32, rs.PHILOX_W0))
-                k1 = b.add(k1, ll.Constant(c.I32, rs.PHILOX_W1))
-            hi0, lo0 = mul_hi_lo(rs.PHILOX_M0, c0)
-            hi1, lo1 = mul_hi_lo(rs.PHILOX_M1, c2)
+                k0 = b.add(k0, ll.Constant(c.I32, philox.PHILOX_W0))
+                k1 = b.add(k1, ll.Constant(c.I32, philox.PHILOX_W1))
+            hi0, lo0 = mul_hi_lo(philox.PHILOX_M0, c0)
+            hi1, lo1 = mul_hi_lo(philox.PHILOX_M1, c2)
             c0, c1, c2, c3 = b.xor(b.xor(hi1, c1), k0), lo1, b.xor(b.xor(hi0, c3), k1), lo0
         result = ll.Constant(_WORDS, ll.Undefined)
         for k, word in enumerate((c0, c1, c2, c3)):

@@ -11,7 +11,7 @@
 3. the context goes to its device copy, whose ``CTX_ROOTS`` points at a device table
    of the trees' device bases (by the artifact's slots) and ``CTX_TEMPS`` at a device
    buffer of ``temps_bytes``;
-4. each entry of the launch table (``codegen/nvptx.py``) is launched in order with
+4. each :class:`~ti_notebook.ir.launch_abi.Launch` of the launch table is launched in order with
    ``cuLaunchKernel``: its block size, a grid recomputed for this GPU
    (:func:`grid_dims`), its dynamic shared memory; after a task that ``checks_errors``
    the error slot is read back, and a failed check stops the launch;
@@ -26,9 +26,10 @@ the end of its launch, so lines appear in the cell that ran it. With the kernel
 profiler on, CUDA events time each task on the GPU.
 
     >>> from ti_notebook.codegen.nvptx_target import CudaDevice
+    >>> from ti_notebook.ir.launch_abi import Launch
     >>> a100 = CudaDevice.for_capability("sm_80")
-    >>> loop = {"kind": "range_for", "block_dim": 128, "iterations": 1000}
-    >>> grid_dims([loop, dict(loop, iterations=None)], a100)
+    >>> loop = Launch("k_task0", "range_for", block_dim=128, iterations=1000)
+    >>> grid_dims([loop, dataclasses.replace(loop, iterations=None)], a100)
     [8, 6912]
 """
 
@@ -42,8 +43,9 @@ import sys
 import time
 import weakref
 
-from ti_notebook.codegen import common as c
 from ti_notebook.codegen.nvptx_target import CudaDevice
+from ti_notebook.ir import launch_abi as abi
+from ti_notebook.ir.launch_abi import TASK_KINDS, Launch
 from ti_notebook.runtime import cuda_memory, profiler
 from ti_notebook.runtime.cuda_driver import KernelParams
 from ti_notebook.runtime.launch import ArgLayout, CompiledKernel
@@ -51,15 +53,12 @@ from ti_notebook.runtime.profiler_events import KernelProfile, LaunchEvent, Task
 
 DEVICE_NAME = "cuda:0"
 # what comes back after a launch: the error slot and its arguments, and the return value
-_RESULTS = c.CTX_ERROR
-_RESULTS_BYTES = c.CTX_RETURN + 8 - c.CTX_ERROR
+_RESULTS = abi.CTX_ERROR
+_RESULTS_BYTES = abi.CTX_RETURN + 8 - abi.CTX_ERROR
 _libc = ctypes.CDLL(None)
 
 
-TASK_KINDS = ("serial", "range_for", "struct_for")  # the others help the task after them
-
-
-def grid_dims(launches: list[dict], device: CudaDevice) -> list[int]:
+def grid_dims(launches: list[Launch], device: CudaDevice) -> list[int]:
     """The grid of each launch-table entry on ``device``, as ``codegen/nvptx.py`` sizes
     it for the device it compiled for: Taichi's saturating grid (SMs x resident blocks x
     2), at most one block per ``block_dim`` iterations when the count is known (one per
@@ -68,17 +67,17 @@ def grid_dims(launches: list[dict], device: CudaDevice) -> list[int]:
     changes speed only, never results."""
     grids, listed = [], None
     for launch in launches:
-        iterations = launch.get("iterations")
-        if launch["kind"] == "list":
+        iterations = launch.iterations
+        if launch.kind == "list":
             listed = iterations  # the blocks the next task's list may hold
-        if launch["kind"] == "serial" or (launch["kind"] not in TASK_KINDS and iterations is None):
+        if launch.kind == "serial" or (not launch.is_task and iterations is None):
             grids.append(1)
             continue
         grid = device.saturating_grid
-        if launch.get("block_list") and listed is not None:
+        if launch.block_list and listed is not None:
             grid = min(grid, listed)
         elif iterations is not None:
-            per_block = 1 if launch.get("block_local") else int(launch["block_dim"])
+            per_block = 1 if launch.block_local else launch.block_dim
             grid = max(1, min(grid, math.ceil(iterations / per_block)))
         grids.append(grid)
     return grids
@@ -146,8 +145,8 @@ class DeviceKernel(CompiledKernel):
         temps_device = self.alloc(max(artifact.temps_bytes, 8), "its temporaries")
         self.ctx_bytes = ctypes.sizeof(self.ctx)
         self.ctx_device = self.alloc(self.ctx_bytes, "its launch context")
-        struct.pack_into("<qq", self.ctx, c.CTX_ROOTS, roots_device, temps_device)
-        struct.pack_into("<qq", self.ctx, c.CTX_INTERRUPT, 0, 0)  # and CTX_PROFILE
+        struct.pack_into("<qq", self.ctx, abi.CTX_ROOTS, roots_device, temps_device)
+        struct.pack_into("<qq", self.ctx, abi.CTX_INTERRUPT, 0, 0)  # and CTX_PROFILE
         self.params = KernelParams([self.ctx_device])
         self.arrays = [
             ArraySlot(layout.offsets[k], slot.ndim, slot.dtype.np_dtype.itemsize, slot.written)
@@ -168,20 +167,20 @@ class DeviceKernel(CompiledKernel):
         self.allocations.append(address)
         return address
 
-    def resolve(self, launch: dict, module, device: CudaDevice, grid: int) -> DeviceTask:
-        function = self.context.function(module.handle, launch["kernel"], self.name)
-        shared = int(launch.get("shared_bytes") or 0)
+    def resolve(self, launch: Launch, module, device: CudaDevice, grid: int) -> DeviceTask:
+        function = self.context.function(module.handle, launch.kernel, self.name)
+        shared = launch.shared_bytes
         if shared > device.shared_memory_per_block:  # above 48 KB a kernel opts in
             self.context.allow_dynamic_shared(function, shared, self.name)
         return DeviceTask(
-            launch["kernel"],
-            launch["kind"],
+            launch.kernel,
+            launch.kind,
             function,
             grid,
-            int(launch["block_dim"]),
+            launch.block_dim,
             shared,
-            bool(launch.get("checks_errors")),
-            launch.get("iterations") if launch.get("iterations_exact") else None,
+            launch.checks_errors,
+            launch.iterations if launch.iterations_exact else None,
         )
 
     # -- one launch (CompiledKernel.launch packed the context and holds the lock) -------
@@ -220,7 +219,7 @@ class DeviceKernel(CompiledKernel):
             results_read = task.checks_errors
             if results_read:
                 self.read_results()
-                if struct.unpack_from("<q", self.ctx, c.CTX_ERROR)[0]:
+                if struct.unpack_from("<q", self.ctx, abi.CTX_ERROR)[0]:
                     return  # a failed check stops the kernel, as on the CPU
         if self.return_format is not None and not results_read:
             self.read_results()
@@ -315,7 +314,7 @@ def written_trees(artifact, device_trees: list) -> list:
     does not say: another backend's table, or a store not traced to its tree)."""
     slots: set[int] = set()
     for launch in artifact.launches:
-        written = launch.get("written_trees")
+        written = launch.written_trees
         if written is None:
             return list(device_trees)
         slots.update(written)

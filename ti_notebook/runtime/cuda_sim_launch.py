@@ -3,7 +3,7 @@ cuda_sim=True)``).
 
 The emulator runs the very NVPTX-form LLVM IR the GPU would get (after NVPTX O3), with
 one OS thread per CUDA thread of a block, real barriers, warp shuffles and shared memory
-(``runtime/simt/``). Launching follows the launch contract of ``codegen/nvptx.py``: the
+(``runtime/simt/``). Launching follows the launch table (``ir/launch_abi.py``): the
 tasks run in order, one launch each, with their block and grid sizes; the launch context
 is the CPU launcher's (``runtime/launch.py``): the emulator's threads share this
 process's memory, so fields, ndarrays and the context stay where they are, and only the
@@ -35,7 +35,8 @@ import struct
 import time
 from typing import NamedTuple
 
-from ti_notebook.codegen import common as c
+from ti_notebook.ir import launch_abi as abi
+from ti_notebook.ir.launch_abi import HELPER_KINDS, Launch
 from ti_notebook.runtime import profiler
 from ti_notebook.runtime.launch import ArgLayout, CompiledKernel
 from ti_notebook.runtime.profiler_events import KernelProfile, LaunchEvent, TaskEvent
@@ -72,7 +73,7 @@ class SimKernel(CompiledKernel):
         self.module = module
         self.about = KernelProfile(name, name, DEVICE_NAME, ())
         self.temps = ctypes.create_string_buffer(max(artifact.temps_bytes, 8))
-        struct.pack_into("<q", self.ctx, c.CTX_TEMPS, ctypes.addressof(self.temps))
+        struct.pack_into("<q", self.ctx, abi.CTX_TEMPS, ctypes.addressof(self.temps))
         self.tasks = [_sim_launch(module, launch) for launch in artifact.launches]
 
     def run(self, times: list | None = None) -> None:
@@ -90,7 +91,7 @@ class SimKernel(CompiledKernel):
             )
             if times is not None:
                 times.append((launch, started, time.monotonic_ns()))
-            if launch.checks_errors and struct.unpack_from("<q", self.ctx, c.CTX_ERROR)[0]:
+            if launch.checks_errors and struct.unpack_from("<q", self.ctx, abi.CTX_ERROR)[0]:
                 return  # a failed check stops the kernel, as the CPU's entry does
 
     def profiled_launch(self, number: int) -> None:
@@ -108,7 +109,7 @@ class SimKernel(CompiledKernel):
         for index in sorted(spans):
             runs = spans[index]
             info = about.tasks[index] if index < len(about.tasks) else None
-            own = [launch for launch, _, _ in runs if launch.kind not in _HELPER_KINDS]
+            own = [launch for launch, _, _ in runs if launch.kind not in HELPER_KINDS]
             kind = info.kind if info is not None else (own[0].kind if own else "serial")
             iterations = own[0].iterations if own and kind == "range_for" else None
             per = info.bytes_per_iteration if info is not None else None
@@ -122,18 +123,15 @@ class SimKernel(CompiledKernel):
         profiler.record_launch(event)
 
 
-_HELPER_KINDS = ("snapshot", "list_clear", "list")
-
-
-def _sim_launch(module: SimtModule, launch: dict) -> SimLaunch:
-    match = _TASK_OF.search(launch["kernel"])
+def _sim_launch(module: SimtModule, launch: Launch) -> SimLaunch:
+    match = _TASK_OF.search(launch.kernel)
     return SimLaunch(
-        module.kernel(launch["kernel"]),
-        int(launch["grid_dim"]),
-        int(launch["block_dim"]),
-        int(launch.get("shared_bytes") or 0),
-        bool(launch.get("checks_errors")),
+        module.kernel(launch.kernel),
+        launch.grid_dim,
+        launch.block_dim,
+        launch.shared_bytes,
+        launch.checks_errors,
         int(match.group(1)) if match else 0,
-        launch["kind"],
-        launch.get("iterations"),
+        launch.kind,
+        launch.iterations,
     )

@@ -20,8 +20,6 @@ import time
 
 import numpy as np
 
-from ti_notebook.codegen import common as c
-from ti_notebook.codegen.profiling import ProfileLayout
 from ti_notebook.errors import (
     KernelInterrupted,
     SourcePos,
@@ -31,7 +29,9 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
+from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir import types as T
+from ti_notebook.ir.launch_abi import ProfileLayout
 from ti_notebook.runtime import interrupt, memory, printing, profiler
 from ti_notebook.runtime.arg_packer import make_packer
 from ti_notebook.runtime.profiler_events import KernelProfile, LaunchEvent, decode
@@ -90,7 +90,7 @@ class ArgLayout:
         self.slots = slots
         self.offsets: dict = {}
         fmt = ["<q"]  # the launch number, just before the arguments
-        offset = c.CTX_ARGS
+        offset = abi.CTX_ARGS
         for k, slot in enumerate(slots):
             self.offsets[k] = offset
             if slot.kind == "ndarray":
@@ -100,7 +100,7 @@ class ArgLayout:
                 fmt.append({"int": "q", "uint": "Q", "float": "d"}[slot.kind])
                 offset += 8
         self.packer = struct.Struct("".join(fmt))
-        self.offsets[("return", 0)] = c.CTX_RETURN
+        self.offsets[("return", 0)] = abi.CTX_RETURN
         self.extra_returns = (offset, 8 * max(returns - 1, 0))  # (offset, bytes) after args
         for k in range(1, returns):
             self.offsets[("return", k)] = offset
@@ -222,15 +222,15 @@ class CompiledKernel:
         self.layout = layout
         self.return_type = return_type
         self.asserts = asserts
-        self.ctx = ctypes.create_string_buffer(max(layout.size, c.CTX_ARGS))
+        self.ctx = ctypes.create_string_buffer(max(layout.size, abi.CTX_ARGS))
         self.ctx_address = ctypes.addressof(self.ctx)
         # The bases of the trees the code uses, by its local slots. A tree's base is
         # fixed while it lives, and destroying one recompiles every kernel.
         table = memory.roots_table()
         self.trees = memory.holders(tree_ids)  # mapped while this code can run
         self.roots = (ctypes.c_int64 * max(len(tree_ids), 1))(*(int(table[t]) for t in tree_ids))
-        struct.pack_into("<q", self.ctx, c.CTX_ROOTS, ctypes.addressof(self.roots))
-        struct.pack_into("<q", self.ctx, c.CTX_INTERRUPT, interrupt.state_address)
+        struct.pack_into("<q", self.ctx, abi.CTX_ROOTS, ctypes.addressof(self.roots))
+        struct.pack_into("<q", self.ctx, abi.CTX_INTERRUPT, interrupt.state_address)
         self.entry_address = entry_address
         self.entry = _ENTRY(entry_address)
         self.pack_into = layout.packer.pack_into
@@ -243,7 +243,7 @@ class CompiledKernel:
         if self.events is not None:
             self.event_words = (ctypes.c_int64 * self.events.words)()
             self.event_bytes = ctypes.sizeof(self.event_words)
-            struct.pack_into("<q", self.ctx, c.CTX_PROFILE, ctypes.addressof(self.event_words))
+            struct.pack_into("<q", self.ctx, abi.CTX_PROFILE, ctypes.addressof(self.event_words))
         printing.register(self.ctx_address, prints)
         self.has_prints = bool(prints)
         converters = []
@@ -258,7 +258,7 @@ class CompiledKernel:
                 converters.append(_int_converter(slot.name, slot.dtype))
         self.converters = converters
         self._make_packer(layout.slots)
-        self.error_code = ctypes.c_int64.from_buffer(self.ctx, c.CTX_ERROR)
+        self.error_code = ctypes.c_int64.from_buffer(self.ctx, abi.CTX_ERROR)
         # None, one DataType (a value at CTX_RETURN) or a tuple of them (a tuple of values,
         # at the layout's return slots: a vector's, a struct's or a tuple's scalars)
         self.return_format = None
@@ -300,7 +300,7 @@ class CompiledKernel:
         with _LAUNCH_LOCK:
             values[0] = self.launches
             self.launches += 1
-            self.pack_into(self.ctx, c.CTX_LAUNCH, *values)
+            self.pack_into(self.ctx, abi.CTX_LAUNCH, *values)
             if profiler.enabled:
                 self.profiled_launch(self.launches - 1)
             else:
@@ -316,7 +316,7 @@ class CompiledKernel:
             if self.return_slots is not None:
                 return tuple(fmt.unpack_from(self.ctx, at)[0] for at, fmt in self.return_slots)
             if self.return_format is not None:
-                return self.return_format.unpack_from(self.ctx, c.CTX_RETURN)[0]
+                return self.return_format.unpack_from(self.ctx, abi.CTX_RETURN)[0]
             return None
 
     def run(self) -> None:
@@ -349,10 +349,10 @@ class CompiledKernel:
         profiler.record_launch(event)
 
     def check_error(self) -> None:
-        code, *args = _ERROR.unpack_from(self.ctx, c.CTX_ERROR)
+        code, *args = _ERROR.unpack_from(self.ctx, abi.CTX_ERROR)
         if code == 0:
             return
-        struct.pack_into("<q", self.ctx, c.CTX_ERROR, 0)
+        struct.pack_into("<q", self.ctx, abi.CTX_ERROR, 0)
         info = self.asserts[code - 1]
         pos: SourcePos | None = info["pos"]
         if info["kind"] in ("bounds", "bounds_offset"):  # _offset: a field with offset=

@@ -33,8 +33,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ti_notebook.codegen import common as c
 from ti_notebook.errors import KernelInterrupted
+from ti_notebook.ir import launch_abi as c
 from ti_notebook.runtime import interrupt, printing, profiler
 from ti_notebook.runtime import launch as _launch
 from ti_notebook.runtime.launch import CompiledKernel

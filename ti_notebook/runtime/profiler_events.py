@@ -7,10 +7,11 @@ A :class:`LaunchEvent` is one launch of one specialisation (``add_one[a=rows]``)
 ``device`` names where it ran, and a GPU backend fills ``threads`` with what it can
 measure (or nothing) and its task times from device events mapped onto the host clock.
 
-The CPU's compiled code writes the times itself (``codegen/profiling.py``);
-:func:`decode` turns its event buffer into a :class:`LaunchEvent`.
+The CPU's compiled code writes the times itself (``codegen/profiling.py``) into an event
+buffer laid out as the launch ABI states (``ir/launch_abi.py``); :func:`decode` turns
+it into a :class:`LaunchEvent`.
 
-    >>> from ti_notebook.codegen.profiling import ProfileLayout
+    >>> from ti_notebook.ir.launch_abi import ProfileLayout
     >>> layout = ProfileLayout(tasks=1, threads=2)
     >>> words = [100, 900, 200, 800, 0, 0, 210, 790, 560, 4096, 0, 0, 0, 0]
     >>> about = KernelProfile("fill", "fill", "cpu", (TaskInfo("range_for", {}, 4),))
@@ -26,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from ti_notebook.codegen.profiling import ProfileLayout
+from ti_notebook.ir.launch_abi import ProfileLayout
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,7 +131,7 @@ class KernelProfile:
 def decode(
     words: Sequence[int], layout: ProfileLayout, about: KernelProfile, launch: int
 ) -> LaunchEvent:
-    """The :class:`LaunchEvent` in one launch's event buffer (see ``codegen/profiling``)."""
+    """The :class:`LaunchEvent` in one launch's event buffer (laid out by ``ProfileLayout``)."""
     start, end = int(words[0]), int(words[1])
     tasks = []
     for k in range(layout.tasks):

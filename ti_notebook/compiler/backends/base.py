@@ -20,6 +20,7 @@ import dataclasses
 from ti_notebook.errors import SourcePos
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
+from ti_notebook.ir.launch_abi import Launch
 from ti_notebook.ir.options import CompileOptions
 
 
@@ -36,7 +37,7 @@ class Artifact:
     profile: tuple[int, int] | None = None
     # targets whose tasks are kernels (CUDA): one launch per task, in order, as
     # codegen/nvptx.py's launch contract states; empty on the CPU
-    launches: list[dict] = dataclasses.field(default_factory=list)
+    launches: list[Launch] = dataclasses.field(default_factory=list)
     temps_bytes: int = 0  # the device buffer of values the tasks pass each other
 
 
@@ -100,7 +101,7 @@ class Backend(abc.ABC):
             "profile": list(artifact.profile) if artifact.profile else None,
         }
         if artifact.launches:
-            header["launches"] = artifact.launches
+            header["launches"] = [launch.as_dict() for launch in artifact.launches]
             header["temps_bytes"] = artifact.temps_bytes
         return header, artifact.code or b""
 
@@ -113,7 +114,7 @@ class Backend(abc.ABC):
             header["trees"],
             payload,
             tuple(header["profile"]) if header.get("profile") else None,
-            list(header.get("launches", ())),
+            [Launch.from_dict(launch) for launch in header.get("launches", ())],
             int(header.get("temps_bytes", 0)),
         )
 

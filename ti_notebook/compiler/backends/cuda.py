@@ -124,7 +124,7 @@ class CudaBackend(Backend):
             kernel, options, self.capabilities, arg_offsets, prefix, self.device
         )
         text = generator.generate()
-        kernel.report["launches"] = generator.launches
+        kernel.report["launches"] = [launch.as_dict() for launch in generator.launches]
         artifact = Artifact(
             generator.prefix,
             generator.prints,
@@ -137,7 +137,7 @@ class CudaBackend(Backend):
 
     def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[int, str]:
         """Optimises and emits PTX (always kept: it is what a launcher loads)."""
-        kernels = [launch["kernel"] for launch in artifact.launches]
+        kernels = [launch.kernel for launch in artifact.launches]
         optimized, ptx = nvptx_target.compile_module(module_text, self.compute_capability, kernels)
         artifact.code = self.loadable(optimized, ptx).encode()
         self._remember(optimized, ptx)

@@ -24,6 +24,7 @@ compiles across processes, so the offline cache stores PTX only) and gives a
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import weakref
 
@@ -35,7 +36,7 @@ from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.runtime import cuda_driver
 from ti_notebook.runtime.cuda_driver import CudaStatus, LoadedModule
-from ti_notebook.runtime.cuda_launch import TASK_KINDS, DeviceKernel
+from ti_notebook.runtime.cuda_launch import DeviceKernel
 from ti_notebook.runtime.launch import ArgLayout
 
 # The compute capabilities code is made for (+ptx78 covers them all); others map to the
@@ -126,14 +127,20 @@ class CudaDeviceBackend(CudaBackend):
     ) -> tuple[str, Artifact]:
         text, artifact = super().generate(kernel, options, arg_offsets, prefix)
         tasks = iter(kernel.tasks())
+        stated = []
         for launch in artifact.launches:  # helpers write module globals, not trees
-            task = next(tasks) if launch["kind"] in TASK_KINDS else None
+            task = next(tasks) if launch.is_task else None
             slots = [] if task is None else written_tree_slots(task, artifact.tree_slots)
-            launch["written_trees"] = slots
             # a sparse struct-for visits the active cells only: fewer than its range
             sparse = task is not None and task.kind == "struct_for"
             sparse = sparse and task.field.layout().is_sparse
-            launch["iterations_exact"] = launch["iterations"] is not None and not sparse
+            exact = launch.iterations is not None and not sparse
+            written = None if slots is None else tuple(slots)
+            stated.append(
+                dataclasses.replace(launch, written_trees=written, iterations_exact=exact)
+            )
+        artifact.launches = stated
+        kernel.report["launches"] = [launch.as_dict() for launch in stated]
         return text, artifact
 
     def module_for(self, artifact: Artifact, kernel: str) -> LoadedModule:
