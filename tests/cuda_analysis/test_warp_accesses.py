@@ -1,5 +1,5 @@
 """Sectors per warp access and bank conflicts in a CUDA kernel's report
-(``passes/warp_accesses.py``): the layouts and index expressions of issue 16."""
+(``passes/analysis/warp_accesses.py``): the layouts and index expressions of issue 16."""
 
 import shutil
 

@@ -1,6 +1,6 @@
 """memory_traffic: the compulsory bytes per iteration of each parallel task, hand-counted.
 
-Rule (passes/memory_traffic.py): per iteration of a task's body, each field or ndarray
+Rule (passes/analysis/memory_traffic.py): per iteration of a task's body, each field or ndarray
 argument read counts its element size once, each written once more (an atomic is
 both), however many times and at however many neighbouring indices it is accessed.
 """

@@ -27,7 +27,7 @@ import dataclasses
 import types as pytypes
 from collections.abc import Mapping
 
-from ti_notebook.passes import task_description
+from ti_notebook.passes.analysis import task_description
 from ti_notebook.passes.pipeline import PassRecord
 
 
@@ -45,7 +45,7 @@ def _tuples(value):
 @dataclasses.dataclass(frozen=True)
 class Traffic:
     """What one task's iteration moves of one field or ndarray argument
-    (``passes/memory_traffic.py``): read, written, and the bytes of both.
+    (``passes/analysis/memory_traffic.py``): read, written, and the bytes of both.
 
         >>> Traffic.from_dict({"name": "y", "read": True, "written": True, "bytes": 8})
         Traffic(name='y', read=True, written=True, bytes=8)
@@ -67,7 +67,7 @@ class Traffic:
 @dataclasses.dataclass(frozen=True)
 class WarpAccess:
     """One memory access of a task as one warp makes it, on a target with warps
-    (``passes/warp_accesses.py``): global ones in 32-byte sectors, shared ones (a
+    (``passes/analysis/warp_accesses.py``): global ones in 32-byte sectors, shared ones (a
     block-local buffer) by their bank-conflict degree.
 
         >>> a = WarpAccess.from_dict({"field": "v", "access": "load", "memory": "global",
@@ -126,14 +126,14 @@ class Task:
     line: int | None = None  # of its loop in the source
     field: str | None = None  # what a struct-for visits
     range: tuple | None = None  # parallel tasks: [begin, end), None where not constant
-    # parallel tasks: compulsory bytes one iteration moves (passes/memory_traffic.py);
+    # parallel tasks: compulsory bytes one iteration moves (passes/analysis/memory_traffic.py);
     # None for serial tasks and reports cached before it was counted
     bytes_per_iteration: int | None = None
     traffic: tuple[Traffic, ...] = ()  # per field or ndarray argument, making up the above
     # targets with warps (CUDA): per memory access of the body, one warp's cost
     warp_accesses: tuple[WarpAccess, ...] = ()
     # parallel tasks: floating-point operations per iteration and their widest type
-    # (passes/memory_traffic.py), for rooflines
+    # (passes/analysis/memory_traffic.py), for rooflines
     flops_per_iteration: int | None = None
     flop_dtype: str | None = None
     # a bound computed from arguments, as data: ("arg", k), ("shape", k, axis), ints and
@@ -141,7 +141,7 @@ class Task:
     range_formula: tuple | None = None
     sparse: bool = False  # a struct-for over sparse cells: ``range`` bounds what it visits
     # what it does in plain words: "parallel loop over the cells of x (dense 64x64)";
-    # what the summary line and the profiler should show (passes/task_description.py)
+    # what the summary line and the profiler should show (passes/analysis/task_description.py)
     description: str = ""
     # the order interchange_loops runs it in (None: as written): ("axes",) an ndrange's
     # flat index split with the first axis fastest; ("strips", n): n consecutive outer

@@ -1,7 +1,7 @@
 """A compiled kernel's GPU resources: what ``ptxas -v`` says of each of its CUDA kernels
 and the theoretical occupancy that follows, for every candidate block_dim.
 
-With the kernel's warp accesses (``passes/warp_accesses.py``: sectors per global
+With the kernel's warp accesses (``passes/analysis/warp_accesses.py``: sectors per global
 access, bank conflicts per shared one), each kernel's lines list them too.
 
 This is the CUDA part of a kernel's report (DESIGN.md section 3), made on demand as the

@@ -2,7 +2,7 @@
 level's ceiling, with a flag wherever the figure cannot be taken at face value.
 
 **Working set.** The bytes a launch touches, estimated from the compiler's counted bytes
-per launch (``passes/memory_traffic.py``: every element read counts once, written once
+per launch (``passes/analysis/memory_traffic.py``: every element read counts once, written once
 more). That is an upper bound of the *distinct* bytes: an element both read and written
 counts twice, so the true working set lies between half the count and the count.
 

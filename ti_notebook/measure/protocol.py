@@ -14,7 +14,7 @@ The tuner, ``%%kernel --profile``, the tutorials and ``benchmarks/`` all measure
 4. **Median and interquartile range** of the samples (:class:`~.stats.Summary`), with
    outliers marked and the number of samples stated.
 5. **GB/s from the compiler's byte counts**: ``bytes_per_call`` (what the kernel's tasks
-   must move, ``passes/memory_traffic.py``) over the median time.
+   must move, ``passes/analysis/memory_traffic.py``) over the median time.
 
 ``prepare`` runs untimed before each of a candidate's samples (the tuner applies the
 candidate's loop options there); ``sync`` after each call (``ti.sync()`` by default,

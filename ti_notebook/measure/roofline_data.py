@@ -1,7 +1,7 @@
 """A roofline as data: each task at (FLOPs per byte, achieved GFLOP/s) under its roofs.
 
 - **x**, the arithmetic intensity, is the compiler's counts: FLOPs over bytes per launch
-  (``ti.profiler.counted_work``; ``passes/memory_traffic.py`` states what counts).
+  (``ti.profiler.counted_work``; ``passes/analysis/memory_traffic.py`` states what counts).
 - **y** is those FLOPs over the measured time: the timing protocol's median
   (``ti.profiler.time_call``) for a kernel, the profiler's median task time for rows.
 - **roofs**: on a CPU, this machine's measured ceilings (``ti.profiler.machine_ceilings``),

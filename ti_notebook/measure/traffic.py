@@ -2,7 +2,7 @@
 
 The compiler counts, per parallel task, the bytes one iteration must move
 (``bytes_per_iteration``, the compulsory traffic) and the floating-point operations it
-performs (``flops_per_iteration``; ``passes/memory_traffic.py`` states the rules). A
+performs (``flops_per_iteration``; ``passes/analysis/memory_traffic.py`` states the rules). A
 call's figures are those times each task's iterations: the task's range when constant,
 else its bounds evaluated with the call's arguments (``range_formula``: ``range(n)``,
 ``range(a.shape[0])``, an ndrange's product). A struct-for over a sparse field visits

@@ -19,7 +19,7 @@ more than scalar code on AVX2: the loop stayed scalar, 5-7× slower than without
 So on a CPU, a branch in an innermost loop whose statements all may run
 unconditionally is flattened here, where we know more than LLVM: each field or ndarray
 load's indices are inside the shape wherever the branch runs (proven by
-:class:`~ti_notebook.passes.index_ranges.IndexRanges` without the branch's own
+:class:`~ti_notebook.passes.analysis.index_ranges.IndexRanges` without the branch's own
 condition), and the rest is arithmetic that cannot trap (no integer division) and
 kernel-local variables. A local declared outside the branch gets
 ``x = select(cond, new, x)`` instead of its store; locals declared inside it keep
@@ -51,7 +51,7 @@ from ti_notebook.ir import transform
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
-from ti_notebook.passes.index_ranges import IndexRanges
+from ti_notebook.passes.analysis.index_ranges import IndexRanges
 from ti_notebook.passes.prove_bounds import access_extents
 
 MAX_STATEMENTS = 64  # both sides of a flattened branch run every iteration

@@ -17,7 +17,7 @@ from ti_notebook.ir import transform
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
-from ti_notebook.passes import task_description
+from ti_notebook.passes.analysis import task_description
 
 _CLONABLE = (ir.ConstStmt, ir.ArgLoadStmt, ir.ExternalShapeStmt)
 
@@ -173,7 +173,7 @@ def _describe(task: ir.OffloadedStmt) -> dict:
 
 
 def _plain_words(task: ir.OffloadedStmt, span: tuple | None) -> str:
-    """What the task does, for people (``passes/task_description.py``)."""
+    """What the task does, for people (``passes/analysis/task_description.py``)."""
     if task.kind == "serial":
         return task_description.describe("serial")
     if task.kind == "struct_for":

@@ -41,15 +41,14 @@ from ti_notebook.passes import (
     make_block_local,
     make_dual,
     make_thread_local,
-    memory_traffic,
     offload,
     privatize_scatter,
     promote_accumulators,
     prove_bounds,
     spill_between_tasks,
     typecheck,
-    warp_accesses,
 )
+from ti_notebook.passes.analysis import memory_traffic, warp_accesses
 
 Pass = Callable[[KernelIR, CompileOptions, Capabilities], bool]
 

@@ -38,8 +38,8 @@ from ti_notebook.ir import transform, types
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
+from ti_notebook.passes.analysis.index_ranges import IndexRanges
 from ti_notebook.passes.demote_atomics import memory_key, owned_memory
-from ti_notebook.passes.index_ranges import IndexRanges
 
 _POINTERS = (ir.GlobalPtrStmt, ir.ExternalPtrStmt)
 _LOOPS = (ir.RangeForStmt, ir.WhileStmt, ir.StructForStmt)

@@ -3,7 +3,7 @@
 Every field, ndarray and sparse-node access with indices (``x[i, j]``, ``arr[i]``,
 ``ti.is_active(blk, [i])``) ends in one of three states:
 
-- **proven**: :mod:`~ti_notebook.passes.index_ranges` shows each index in
+- **proven**: :mod:`~ti_notebook.passes.analysis.index_ranges` shows each index in
   ``[0, extent)`` (loop ranges against shapes, a struct-for's own cells, constant
   offsets, ``%``, ``&``, ``min``/``max``, ``if`` conditions): no check at all, and
   ``lower_access`` keeps its fast paths (linear addresses, streaming stores);
@@ -45,7 +45,7 @@ from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import plan_arith as arith
-from ti_notebook.passes.index_ranges import IndexRanges
+from ti_notebook.passes.analysis.index_ranges import IndexRanges
 
 _ESCAPES = (ir.BreakStmt, ir.ContinueStmt, ir.ReturnStmt)
 

@@ -1,6 +1,6 @@
 """Memory traffic: the bytes each parallel task moves per iteration, from the IR.
 
-An analysis for the kernel profiler (issue 14): with the bytes a launch moves, a time
+An analysis for the kernel profiler: with the bytes a launch moves, a time
 becomes an achieved bandwidth, comparable with the machine's copy bandwidth
 (``ti.profiler.memory_bandwidth()``). It changes nothing; it fills, per task of
 ``kernel.report["tasks"]``, ``"bytes_per_iteration"`` and ``"traffic"`` (one entry per

@@ -50,7 +50,7 @@ from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
-from ti_notebook.passes.lane_values import LaneEvaluator, Lanes, local_stores
+from ti_notebook.passes.analysis.lane_values import LaneEvaluator, Lanes, local_stores
 
 DEFAULT_BLOCK_DIM = 128  # what codegen/nvptx.py launches without a loop_config
 
