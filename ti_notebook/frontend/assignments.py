@@ -28,6 +28,7 @@ from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend import precision, triplet_ops
 from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.dispatch import Handlers
+from ti_notebook.frontend.local_sequences import LocalSequence
 from ti_notebook.frontend.matrix_types import convert
 from ti_notebook.frontend.operands import binary, is_static_call, static_eval, unpack
 from ti_notebook.frontend.operators import BINARY_OPS
@@ -130,7 +131,8 @@ def assign(ctx: TraceContext, target: ast.expr, value, at: ast.AST | None = None
     the value's code (where a precision warning puts its caret)."""
     if isinstance(target, ast.Name):
         current = ctx.find_local(target.id)
-        if isinstance(current, (ir.AllocaStmt, VectorVariable, StructSlots)):
+        if isinstance(current, (ir.AllocaStmt, VectorVariable, StructSlots, LocalSequence)):
+            # a list of locals (v = [a, b]) is refused as a whole by lvalue, as in Taichi
             store(ctx, lvalue(ctx, target), value, target, at)
         elif isinstance(current, LoopIndex):
             raise ctx.error(

@@ -32,6 +32,7 @@ from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend import precision
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import MISSING, TraceContext
+from ti_notebook.frontend.local_sequences import LocalSequence
 from ti_notebook.frontend.matrix_types import convert
 from ti_notebook.frontend.places import declare, read
 from ti_notebook.frontend.struct_values import StructSlots, is_struct
@@ -61,7 +62,7 @@ def _argument(ctx: TraceContext, func, arg: ast.expr, key: int | str | None):
     callee changes the caller's ``color``."""
     if isinstance(arg, ast.Name) and _is_template(func, key):
         local = ctx.find_local(arg.id)
-        if isinstance(local, ir.AllocaStmt | VectorVariable | StructSlots):
+        if isinstance(local, ir.AllocaStmt | VectorVariable | StructSlots | LocalSequence):
             return local
     return ctx.expr(arg)
 
@@ -175,6 +176,9 @@ def _bind_parameter(ctx: TraceContext, name: str, value, annotation, at=None) ->
         return
     if isinstance(annotation, ElementType):  # p: vec3 checks the shape, casts each item
         declare(ctx, name, convert(ctx, annotation, value, None, f"parameter '{name}'"))
+        return
+    if annotation != "template" and isinstance(value, (list, tuple)):
+        declare(ctx, name, value)  # a copy whose items the func may assign, as in Taichi
         return
     if annotation == "template" or not (isinstance(value, (ir.Stmt, Vector)) or is_constant(value)):
         ctx.bind(name, value)

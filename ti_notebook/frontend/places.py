@@ -27,10 +27,12 @@ import ast
 import contextlib
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend import dynamic_index, precision
+from ti_notebook.frontend import dynamic_index, local_sequences, precision
 from ti_notebook.frontend.builder import is_constant
 from ti_notebook.frontend.context import TraceContext
 from ti_notebook.frontend.dynamic_index import DynamicPositions
+from ti_notebook.frontend.local_sequences import LocalSequence
+from ti_notebook.frontend.local_sequences import PythonItem as _PythonItem
 from ti_notebook.frontend.operands import as_vector, check_scalar
 from ti_notebook.frontend.pointers import (
     index_values,
@@ -68,28 +70,35 @@ from ti_notebook.lang.struct_field import StructField
 
 
 def declare(ctx: TraceContext, name: str, value) -> None:
-    """A new local ``name`` holding ``value`` (a compile-time alias for non-numbers)."""
+    """A new local ``name`` holding ``value`` (a compile-time alias for non-numbers; a
+    list or tuple whose items the function assigns holds each item in a local)."""
+    if isinstance(value, (list, tuple)) and local_sequences.items_assigned(ctx, name):
+        ctx.bind(name, local_sequences.make(ctx, name, value, _variable))
+    else:
+        ctx.bind(name, _variable(ctx, name, value))
+
+
+def _variable(ctx: TraceContext, name: str, value):
+    """A fresh local holding ``value``, or ``value`` itself where it is not a number."""
     b = ctx.builder
     if is_struct(value):  # a copy in a local of its type: q.mass = 2 changes q only
         value = load(ctx, value) if isinstance(value, StructSlots) else value
         slots = local_slots(ctx, name, value.type)
         store(ctx, slots, value, None)
-        ctx.bind(name, slots)
-    elif isinstance(value, Vector):
+        return slots
+    if isinstance(value, Vector):
         allocas = []
         for item in value:
             alloca = b.emit(ir.AllocaStmt(b.value(item).dtype, name))
             b.emit(ir.LocalStoreStmt(alloca, b.value(item)))
             allocas.append(alloca)
-        ctx.bind(name, VectorVariable(allocas, value.shape))
-    elif isinstance(value, ir.Stmt) or is_constant(value):
+        return VectorVariable(allocas, value.shape)
+    if isinstance(value, ir.Stmt) or is_constant(value):
         value = b.value(value)
         alloca = b.emit(ir.AllocaStmt(value.dtype, name))
         b.emit(ir.LocalStoreStmt(alloca, value))
-        ctx.bind(name, alloca)
-    else:
-        # Fields, ndarrays, funcs, tuples...: a compile-time alias.
-        ctx.bind(name, value)
+        return alloca
+    return value  # fields, ndarrays, funcs, tuples...: a compile-time alias
 
 
 def read(ctx: TraceContext, value):
@@ -103,6 +112,8 @@ def read(ctx: TraceContext, value):
         return value.stmt
     if isinstance(value, StructSlots):
         return load(ctx, value)
+    if isinstance(value, LocalSequence):  # the items' current values
+        return value.kind(read(ctx, item) for item in value.items)
     return value
 
 
@@ -111,14 +122,33 @@ def lvalue(ctx: TraceContext, node: ast.expr):
 
     None for a name that is not a local variable (assignments report those).
     """
+    place = _place(ctx, node)
+    if isinstance(place, LocalSequence):
+        what = "list" if place.kind is list else "tuple"
+        raise ctx.error(
+            TiSyntaxError,
+            node,
+            f"cannot assign to '{ast.unparse(node)}' as a whole: it is a {what} of locals",
+            f"assign its items one by one: {ast.unparse(node)}[0] = ...",
+        )
+    return place
+
+
+def _place(ctx: TraceContext, node: ast.expr):
+    """:func:`lvalue`, where a list or tuple of locals may be the place too (the inner
+    part of ``v[1] = ...``)."""
     if isinstance(node, ast.Name):
         local = ctx.find_local(node.id)
         if isinstance(local, VectorVariable):
             return Slots(local.allocas, local.shape)
-        return local if isinstance(local, ir.AllocaStmt | StructSlots) else None
+        return local if isinstance(local, ir.AllocaStmt | StructSlots | LocalSequence) else None
     if not isinstance(node, (ast.Subscript, ast.Attribute)):
         raise ctx.unsupported(node, f"assigning to '{ast.unparse(node)}'")
     inner = _inner_place(ctx, node.value)
+    if isinstance(inner, LocalSequence):
+        if isinstance(node, ast.Attribute):
+            raise _attribute_target_error(ctx, node)
+        return local_sequences.place(ctx, inner, node)
     if isinstance(node, ast.Attribute):
         if isinstance(inner, StructSlots):  # q.mass, s[i].pos, s[i].inner.mass
             return _member_slot(ctx, inner, node)
@@ -172,10 +202,6 @@ def struct_element(ctx: TraceContext, field: StructField, indices: list, node) -
     )
 
 
-class _PythonItem(TiSyntaxError):
-    """``seq[k]`` of a Python tuple or list as an assignment target: not a place."""
-
-
 def _inner_place(ctx: TraceContext, node: ast.expr):
     """The place an assignment target's inner part names (``v[i]`` of ``v[i].y``,
     ``s[i].pos`` of ``s[i].pos.x``), or None where it names none (``self.x`` of
@@ -183,11 +209,11 @@ def _inner_place(ctx: TraceContext, node: ast.expr):
     value instead)."""
     if isinstance(node, ast.Subscript):
         try:
-            return lvalue(ctx, node)
+            return _place(ctx, node)
         except _PythonItem:
             return None
     if isinstance(node, ast.Name):
-        return lvalue(ctx, node)
+        return _place(ctx, node)
     if isinstance(node, ast.Attribute):
         inner = _inner_place(ctx, node.value)
         if isinstance(inner, StructSlots):
