@@ -37,8 +37,8 @@ FAKE_STATUS = CudaStatus(
     multiprocessors=SIMT_DEVICE.sm_count,
     threads_per_multiprocessor=SIMT_DEVICE.max_threads_per_sm,
     blocks_per_multiprocessor=4,
-    shared_memory_per_block=SIMT_DEVICE.shared_memory_per_block,
-    shared_memory_opt_in=SIMT_DEVICE.shared_memory_per_block_optin,
+    shared_memory_per_block=SIMT_DEVICE.shared_bytes_per_block,
+    shared_memory_opt_in=SIMT_DEVICE.shared_bytes_per_block_optin,
     total_memory=1 << 30,
     driver_version=13000,
 )

@@ -14,8 +14,8 @@ import threading
 
 import pytest
 
-from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.errors import TiMemoryError, TiRuntimeError
+from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.runtime import cuda_driver, cuda_errors
 from ti_notebook.runtime.cuda_driver import CudaStatus, KernelParams, cuda_status
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.codegen.nvptx_target import CudaDevice
+from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.ir.launch_abi import Launch
 from ti_notebook.runtime.cuda_launch import grid_dims
 

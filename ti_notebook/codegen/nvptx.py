@@ -59,17 +59,17 @@ from ti_notebook.codegen.nvptx_bls import SHARED, cells_per_block, untyped
 from ti_notebook.codegen.nvptx_emitter import NvptxFunctionEmitter, device_scoped
 from ti_notebook.codegen.nvptx_reduce import is_reduction_atomic
 from ti_notebook.codegen.nvptx_sparse import SparseKernels
-from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.errors import TiValueError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
+from ti_notebook.ir.devices import MAX_THREADS_PER_BLOCK, WARP_SIZE, CudaDevice
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.launch_abi import Launch
 from ti_notebook.ir.options import CompileOptions
 
 DEFAULT_BLOCK_DIM = 128
-MAX_BLOCK_DIM = 1024
-WARP = 32
+MAX_BLOCK_DIM = MAX_THREADS_PER_BLOCK
+WARP = WARP_SIZE
 
 
 class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):

@@ -26,9 +26,10 @@ from ti_notebook.codegen import common as c
 from ti_notebook.codegen.common import llvm_type
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
+from ti_notebook.ir.devices import WARP_SIZE
 
 SHUFFLE_OFFSETS = (16, 8, 4, 2, 1)
-WARP = 32
+WARP = WARP_SIZE
 _F32 = ll.FloatType()
 
 

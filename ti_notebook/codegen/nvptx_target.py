@@ -15,64 +15,28 @@ internal, and the O3 pipeline resolves ``__nvvm_reflect`` from the module flag
     True
     >>> find_libdevice() is None or find_libdevice().endswith("libdevice.10.bc")
     True
-    >>> CudaDevice.for_capability("sm_80").multiprocessors, CudaDevice().threads
-    (108, 270336)
 """
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 import functools
 import importlib.util
 import os
 import re
 import shutil
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import llvmlite.binding as llvm
-
-from ti_notebook.runtime.stage_clock import stage
 
 TRIPLE = "nvptx64-nvidia-cuda"
 PTX_FEATURES = "+ptx78"
 _LIBDEVICE = Path("nvvm", "libdevice", "libdevice.10.bc")
 _CALLS_LIBDEVICE = re.compile(r'@"?(__nv_\w+)')
 _lock = threading.Lock()
-# Streaming multiprocessors and the most shared memory a block may opt into, of the
-# usual data-centre part of a compute capability (A100, H100 SXM), for compiling without
-# a device; a launcher states the real one.
-_KNOWN_DEVICES = {"sm_80": (108, 163 << 10), "sm_90": (132, 227 << 10)}
-
-
-@dataclasses.dataclass(frozen=True)
-class CudaDevice:
-    """What code generation needs to know of a CUDA device (defaults: an H100 SXM)."""
-
-    compute_capability: str = "sm_90"
-    multiprocessors: int = 132
-    threads_per_multiprocessor: int = 2048
-    blocks_per_multiprocessor: int = 32
-    shared_memory_per_block: int = 48 << 10  # without the opt-in for more
-    shared_memory_opt_in: int = 227 << 10  # dynamic shared memory, with the opt-in
-
-    @classmethod
-    def for_capability(cls, compute_capability: str) -> CudaDevice:
-        """The usual device of ``compute_capability`` (an H100's when it is not known)."""
-        known = (cls.multiprocessors, cls.shared_memory_opt_in)
-        count, opt_in = _KNOWN_DEVICES.get(compute_capability, known)
-        return cls(compute_capability, count, shared_memory_opt_in=opt_in)
-
-    @property
-    def threads(self) -> int:
-        """Threads resident on the whole device at once."""
-        return self.multiprocessors * self.threads_per_multiprocessor
-
-    @property
-    def saturating_grid(self) -> int:
-        """Blocks that fill the device twice over: the grid of a loop whose length is
-        not known while compiling (Taichi's choice)."""
-        return self.multiprocessors * self.blocks_per_multiprocessor * 2
 
 
 @functools.cache
@@ -152,11 +116,19 @@ def _drop_unused(module: llvm.ModuleRef, compute_capability: str) -> None:
 
 
 # -- compiling -------------------------------------------------------------------------
+def _untimed(name: str) -> AbstractContextManager:
+    return contextlib.nullcontext()
+
+
 def compile_module(
-    module_text: str, compute_capability: str, kernels: list[str]
+    module_text: str,
+    compute_capability: str,
+    kernels: list[str],
+    stage: Callable[[str], AbstractContextManager] = _untimed,
 ) -> tuple[str, str]:
     """Parses, links libdevice when the module calls it, optimises at O3 and emits PTX:
-    returns (optimised IR, PTX). ``kernels`` are the symbols that stay external."""
+    returns (optimised IR, PTX). ``kernels`` are the symbols that stay external;
+    ``stage(name)`` times each step (the compile driver's clock, given by the backend)."""
     with _lock:  # one LLVM context; llvmlite's binding is not meant for concurrent use
         tm = target_machine(compute_capability)
         with stage("llvm_parse"):

@@ -1,7 +1,7 @@
 """Static analysis of CUDA kernels, without a GPU: what ptxas reports and what follows.
 
 - :mod:`~ti_notebook.cuda_analysis.devices`: the limits of each arch (sm_80, sm_86, sm_89,
-  sm_90);
+  sm_90: the device table of :mod:`ti_notebook.ir.devices`) and published peaks;
 - :mod:`~ti_notebook.cuda_analysis.occupancy`: theoretical occupancy, a port of
   ``cuda_occupancy.h``;
 - :mod:`~ti_notebook.cuda_analysis.ptxas`: registers, shared memory, barriers and spills
@@ -9,8 +9,9 @@
 - :mod:`~ti_notebook.cuda_analysis.access_patterns`: sectors per warp access, bank conflicts;
 - :mod:`~ti_notebook.cuda_analysis.kernel_ptx`: the PTX of a compiled kernel.
 
-The package imports only :mod:`ti_notebook.errors`, so the compiler, the CUDA backend
-and the widgets can all use it; this module is its public face (``tests/test_layering.py``
+The package imports only :mod:`ti_notebook.errors` and the device table
+(:mod:`ti_notebook.ir.devices`), so the compiler, the CUDA backend and the widgets can
+all use it; this module is its public face (``tests/test_layering.py``
 lets the notebook layer import it). It is not called ``gpu`` (nor ``cuda``): importing
 ``ti_notebook.gpu`` would replace the arch constant ``ti.gpu`` with the module.
 

@@ -27,8 +27,8 @@ import threading
 import weakref
 from collections.abc import Sequence
 
-from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.errors import TiRuntimeError
+from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.runtime.cuda_errors import check, describe, error_for, note_launch
 
 JIT_LOG_BYTES = 1 << 16  # ptxas messages beyond 64 KiB are cut off

@@ -25,7 +25,7 @@ error, a written ndarray, a field the host then reads): uploads are stream-order
 the end of its launch, so lines appear in the cell that ran it. With the kernel
 profiler on, CUDA events time each task on the GPU.
 
-    >>> from ti_notebook.codegen.nvptx_target import CudaDevice
+    >>> from ti_notebook.ir.devices import CudaDevice
     >>> from ti_notebook.ir.launch_abi import Launch
     >>> a100 = CudaDevice.for_capability("sm_80")
     >>> loop = Launch("k_task0", "range_for", block_dim=128, iterations=1000)
@@ -43,8 +43,8 @@ import sys
 import time
 import weakref
 
-from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.ir import launch_abi as abi
+from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.ir.launch_abi import TASK_KINDS, Launch
 from ti_notebook.runtime import cuda_memory, profiler
 from ti_notebook.runtime.cuda_driver import KernelParams

@@ -33,16 +33,17 @@ import llvmlite.binding as llvm
 
 from ti_notebook.codegen import nvptx_target
 from ti_notebook.codegen.nvptx import NvptxModuleGenerator
-from ti_notebook.codegen.nvptx_target import CudaDevice
 from ti_notebook.compiler.backends.base import Artifact, Backend
 from ti_notebook.compiler.backends.cpu import context_arg_layout
 from ti_notebook.cuda_analysis.kernel_report import gpu_resources
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir.capabilities import INTEGER_ATOMICS, Capabilities
+from ti_notebook.ir.devices import WARP_SIZE, CudaDevice
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import pipeline
 from ti_notebook.runtime.launch import ArgLayout
+from ti_notebook.runtime.stage_clock import stage
 
 NVPTX_ATOMICS = INTEGER_ATOMICS | {"add_f32", "add_f64"}
 _KEPT_PTX = 64  # PTX texts kept for target_stage, newest first out
@@ -93,7 +94,7 @@ class CudaBackend(Backend):
             arch=self.arch,
             threads=self.device.threads,
             vector_width=4,  # a thread's registers are 32-bit: width comes from warps
-            warp_size=32,
+            warp_size=WARP_SIZE,
             shared_memory_per_block=self.device.shared_memory_per_block,
             non_temporal_stores=False,
             native_atomics=NVPTX_ATOMICS,
@@ -138,7 +139,9 @@ class CudaBackend(Backend):
     def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[int, str]:
         """Optimises and emits PTX (always kept: it is what a launcher loads)."""
         kernels = [launch.kernel for launch in artifact.launches]
-        optimized, ptx = nvptx_target.compile_module(module_text, self.compute_capability, kernels)
+        optimized, ptx = nvptx_target.compile_module(
+            module_text, self.compute_capability, kernels, stage
+        )
         artifact.code = self.loadable(optimized, ptx).encode()
         self._remember(optimized, ptx)
         return 0, optimized

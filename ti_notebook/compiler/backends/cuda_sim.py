@@ -15,9 +15,11 @@ size never changes results, as every loop is grid-strided.
 
 from __future__ import annotations
 
-from ti_notebook.codegen.nvptx_target import CudaDevice
+import dataclasses
+
 from ti_notebook.compiler.backends.base import Artifact
 from ti_notebook.compiler.backends.cuda import CudaBackend
+from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.runtime.cuda_sim_launch import SimKernel
 from ti_notebook.runtime.launch import ArgLayout
 from ti_notebook.runtime.simt import SIMT_DEVICE, SimtModule
@@ -27,15 +29,10 @@ _SIM_BLOCKS_PER_SM = 4
 
 
 def simt_cuda_device() -> CudaDevice:
-    """The emulated GPU as code generation sees it."""
-    return CudaDevice(
-        compute_capability="sm_80",
-        multiprocessors=SIMT_DEVICE.sm_count,
-        threads_per_multiprocessor=SIMT_DEVICE.max_threads_per_sm,
-        blocks_per_multiprocessor=_SIM_BLOCKS_PER_SM,
-        shared_memory_per_block=SIMT_DEVICE.shared_memory_per_block,
-        shared_memory_opt_in=SIMT_DEVICE.shared_memory_per_block_optin,
-    )
+    """The emulated GPU as code generation sees it (fewer resident blocks per SM in its
+    grids than the device holds: each block's threads are OS threads here)."""
+    device = CudaDevice.of(SIMT_DEVICE)
+    return dataclasses.replace(device, blocks_per_multiprocessor=_SIM_BLOCKS_PER_SM)
 
 
 class CudaSimBackend(CudaBackend):

@@ -25,7 +25,7 @@ only wait for a later block (a stall, ``watch_ir.py``) is raised as an error too
     SimtKernel('noop', params=())
 """
 
-from ti_notebook.runtime.simt.device import SIMT_DEVICE, SimtDevice
+from ti_notebook.runtime.simt.device import SIMT_DEVICE
 from ti_notebook.runtime.simt.module import SimtKernel, SimtModule
 
-__all__ = ["SimtModule", "SimtKernel", "SimtDevice", "SIMT_DEVICE"]
+__all__ = ["SimtModule", "SimtKernel", "SIMT_DEVICE"]

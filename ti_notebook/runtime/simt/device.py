@@ -2,15 +2,15 @@
 
 A backend that targets the emulator reads its limits here as it would read a GPU's
 (``cuDeviceGetAttribute``): warp size, threads and shared memory per block, SM count
-for its grid policy. The limits are sm_80's, except ``sm_count``, kept small because
-the emulator runs blocks one after another: Taichi's grid (SMs x resident blocks per
-SM x 2) then stays cheap to run.
+for its grid policy. :data:`SIMT_DEVICE` is sm_80's row of the device table
+(``ir/devices.py``) except ``sm_count``, kept small because the emulator runs blocks
+one after another: Taichi's grid (SMs x resident blocks per SM x 2) then stays cheap to
+run.
 
-    >>> device = SimtDevice()
-    >>> device.warp_size, device.max_threads_per_block, device.shared_memory_per_block
-    (32, 1024, 49152)
-    >>> device.check_launch("k", grid=(64, 1, 1), block=(128, 1, 1))
-    >>> device.check_launch("k", grid=(1, 1, 1), block=(32, 32, 2))
+    >>> SIMT_DEVICE.warp_size, SIMT_DEVICE.max_threads_per_block, SIMT_DEVICE.sm_count
+    (32, 1024, 2)
+    >>> check_launch("k", grid=(64, 1, 1), block=(128, 1, 1))
+    >>> check_launch("k", grid=(1, 1, 1), block=(32, 32, 2))
     Traceback (most recent call last):
       ...
     ti_notebook.errors.TiValueError: kernel 'k': a block of 2048 threads is over the limit of 1024
@@ -19,80 +19,61 @@ SM x 2) then stays cheap to run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 
 from ti_notebook.errors import TiValueError
+from ti_notebook.ir.devices import DeviceLimits, device_limits
 
-__all__ = ["SimtDevice", "SIMT_DEVICE", "normalize_dims"]
+__all__ = ["SIMT_DEVICE", "check_launch", "normalize_dims"]
 
-
-@dataclass(frozen=True)
-class SimtDevice:
-    """Limits of the emulated GPU (sm_80-like)."""
-
-    name: str = "SIMT emulator (CPU)"
-    compute_capability: tuple[int, int] = (8, 0)
-    sm_count: int = 2
-    warp_size: int = 32
-    max_threads_per_block: int = 1024
-    max_block_dims: tuple[int, int, int] = (1024, 1024, 64)
-    max_grid_dims: tuple[int, int, int] = (2**31 - 1, 65535, 65535)
-    max_threads_per_sm: int = 2048
-    max_blocks_per_sm: int = 32
-    shared_memory_per_block: int = 48 * 1024
-    shared_memory_per_block_optin: int = 227 * 1024
-    shared_memory_per_sm: int = 228 * 1024
-    registers_per_sm: int = 65536
-
-    def check_launch(
-        self,
-        kernel: str,
-        grid: tuple[int, int, int],
-        block: tuple[int, int, int],
-        static_shared: int = 0,
-        dynamic_shared: int = 0,
-    ) -> None:
-        """Raises :class:`TiValueError` for a launch a GPU like this would refuse."""
-        for what, dims, limits in (
-            ("block", block, self.max_block_dims),
-            ("grid", grid, self.max_grid_dims),
-        ):
-            for axis, size, limit in zip("xyz", dims, limits, strict=True):
-                if size < 1 or size > limit:
-                    raise TiValueError(
-                        f"kernel '{kernel}': {what} size {size} on axis {axis} is outside "
-                        f"1..{limit}",
-                        hint=f"give the {what} 1 to {limit} on axis {axis}",
-                    )
-        threads = block[0] * block[1] * block[2]
-        if threads > self.max_threads_per_block:
-            raise TiValueError(
-                f"kernel '{kernel}': a block of {threads} threads is over the limit of "
-                f"{self.max_threads_per_block}",
-                hint=f"use at most {self.max_threads_per_block} threads per block (block_dim)",
-            )
-        if static_shared > self.shared_memory_per_block:
-            raise TiValueError(
-                f"kernel '{kernel}': {static_shared} bytes of static shared memory is over "
-                f"the limit of {self.shared_memory_per_block}",
-                hint="use dynamic shared memory (an extern addrspace(3) array) above 48 KB",
-            )
-        if dynamic_shared < 0:
-            raise TiValueError(
-                f"kernel '{kernel}': shared_bytes is {dynamic_shared}",
-                hint="pass 0 or more bytes of dynamic shared memory",
-            )
-        total = static_shared + dynamic_shared
-        if total > self.shared_memory_per_block_optin:
-            raise TiValueError(
-                f"kernel '{kernel}': {static_shared} bytes of static and {dynamic_shared} of "
-                f"dynamic shared memory are over the limit of "
-                f"{self.shared_memory_per_block_optin} per block",
-                hint="use less shared memory per block (smaller tiles or blocks)",
-            )
+SIMT_DEVICE = dataclasses.replace(device_limits("sm_80"), name="SIMT emulator (CPU)", sm_count=2)
 
 
-SIMT_DEVICE = SimtDevice()
+def check_launch(
+    kernel: str,
+    grid: tuple[int, int, int],
+    block: tuple[int, int, int],
+    static_shared: int = 0,
+    dynamic_shared: int = 0,
+    device: DeviceLimits = SIMT_DEVICE,
+) -> None:
+    """Raises :class:`TiValueError` for a launch a GPU like ``device`` would refuse."""
+    for what, dims, limits in (
+        ("block", block, device.max_block_dims),
+        ("grid", grid, device.max_grid_dims),
+    ):
+        for axis, size, limit in zip("xyz", dims, limits, strict=True):
+            if size < 1 or size > limit:
+                raise TiValueError(
+                    f"kernel '{kernel}': {what} size {size} on axis {axis} is outside 1..{limit}",
+                    hint=f"give the {what} 1 to {limit} on axis {axis}",
+                )
+    threads = block[0] * block[1] * block[2]
+    if threads > device.max_threads_per_block:
+        raise TiValueError(
+            f"kernel '{kernel}': a block of {threads} threads is over the limit of "
+            f"{device.max_threads_per_block}",
+            hint=f"use at most {device.max_threads_per_block} threads per block (block_dim)",
+        )
+    if static_shared > device.shared_bytes_per_block:
+        raise TiValueError(
+            f"kernel '{kernel}': {static_shared} bytes of static shared memory is over "
+            f"the limit of {device.shared_bytes_per_block}",
+            hint="use dynamic shared memory (an extern addrspace(3) array) above 48 KB",
+        )
+    if dynamic_shared < 0:
+        raise TiValueError(
+            f"kernel '{kernel}': shared_bytes is {dynamic_shared}",
+            hint="pass 0 or more bytes of dynamic shared memory",
+        )
+    total = static_shared + dynamic_shared
+    if total > device.shared_bytes_per_block_optin:
+        raise TiValueError(
+            f"kernel '{kernel}': {static_shared} bytes of static and {dynamic_shared} of "
+            f"dynamic shared memory are over the limit of "
+            f"{device.shared_bytes_per_block_optin} per block",
+            hint="use less shared memory per block (smaller tiles or blocks)",
+        )
 
 
 def normalize_dims(kernel: str, what: str, dims) -> tuple[int, int, int]:

@@ -38,9 +38,10 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
+from ti_notebook.ir.devices import DeviceLimits
 from ti_notebook.runtime import kernel_code
 from ti_notebook.runtime.jit import jit
-from ti_notebook.runtime.simt.device import SIMT_DEVICE, SimtDevice, normalize_dims
+from ti_notebook.runtime.simt.device import SIMT_DEVICE, check_launch, normalize_dims
 from ti_notebook.runtime.simt.rewrite import KernelEntry, rewrite_for_host
 from ti_notebook.runtime.simt.runtime import get_runtime
 
@@ -103,8 +104,13 @@ class SimtKernel:
         ``name``: the kernel's name in run-time errors (default: its LLVM name)."""
         grid = normalize_dims(self.name, "grid", grid)
         block = normalize_dims(self.name, "block", block)
-        self.module.device.check_launch(
-            self.name, grid, block, self.module.static_shared_bytes, int(shared_bytes)
+        check_launch(
+            self.name,
+            grid,
+            block,
+            self.module.static_shared_bytes,
+            int(shared_bytes),
+            self.module.device,
         )
         params = list(params)
         if len(params) != len(self.param_types):
@@ -138,17 +144,17 @@ class SimtModule:
     """
 
     def __init__(
-        self, llvm_ir_text: str, device: SimtDevice = SIMT_DEVICE, optimize: bool = True
+        self, llvm_ir_text: str, device: DeviceLimits = SIMT_DEVICE, optimize: bool = True
     ) -> None:
         self.device = device
         get_runtime()  # its symbols must exist before the module is loaded
         prefix = f"tin_simt_entry_{next(_module_ids)}"
         host = rewrite_for_host(llvm_ir_text, prefix)
         self.static_shared_bytes = host.static_shared_bytes
-        if host.static_shared_bytes > device.shared_memory_per_block:
+        if host.static_shared_bytes > device.shared_bytes_per_block:
             raise TiValueError(
                 f"the module's kernels have {host.static_shared_bytes} bytes of static "
-                f"shared memory, over the limit of {device.shared_memory_per_block} per "
+                f"shared memory, over the limit of {device.shared_bytes_per_block} per "
                 "block (ptxas refuses such a module too)",
                 hint="use dynamic shared memory (an extern addrspace(3) array) above 48 KB",
             )

@@ -24,6 +24,7 @@ from string import Template
 import llvmlite.binding as llvm
 
 from ti_notebook.errors import KernelInterrupted, TiRuntimeError
+from ti_notebook.ir.devices import DEVICES
 from ti_notebook.runtime import interrupt
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.simt import sync_ir, vprintf
@@ -42,9 +43,9 @@ __all__ = [
 ]
 
 # Every module's extern shared array resolves to this one buffer (blocks run one after
-# another), sized for the opt-in maximum of sm_80/sm_90 (227 KB).
+# another), sized for the largest opt-in maximum of the device table (sm_90's 227 KB).
 DYNAMIC_SHARED_SYMBOL = "tin_simt_dynamic_shared"
-MAX_DYNAMIC_SHARED = 227 * 1024
+MAX_DYNAMIC_SHARED = max(d.shared_bytes_per_block_optin for d in DEVICES.values())
 # Pause iterations before a waiting thread sleeps on its futex. Short is best on this
 # 2-core machine whether threads share cores or not (a kernel with two barriers, 64
 # blocks of 128 threads: 16 pauses 45 ms, 256 pauses 110 ms, 2000 pauses 700 ms; with 2
