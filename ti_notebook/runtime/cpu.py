@@ -45,26 +45,30 @@ def ensure_runtime(store=None) -> None:
         _ready = True
 
 
-def _optimised_object(llvm_text: str) -> tuple[bytes, str]:
+def _optimised_object(llvm_text: str, horizontal_reductions: bool) -> tuple[bytes, str]:
     """(object code, optimised IR) of a module: O3 for the host CPU."""
     ensure_runtime()
     engine = jit()
     module = engine.parse(llvm_text)
-    engine.optimize(module)
+    engine.optimize(module, horizontal_reductions=horizontal_reductions)
     return engine.object_code(module), str(module)
 
 
-def load(llvm_text: str, entry_name: str) -> tuple[KernelCode, str]:
+def load(
+    llvm_text: str, entry_name: str, horizontal_reductions: bool = True
+) -> tuple[KernelCode, str]:
     """Optimises (O3, host CPU) and loads a module into an engine of its own
     (``runtime/kernel_code.py``: freed with the returned code); returns (the loaded
-    code, optimised IR)."""
-    code, optimized = _optimised_object(llvm_text)
+    code, optimised IR). ``horizontal_reductions``: see ``JitEngine.optimize``."""
+    code, optimized = _optimised_object(llvm_text, horizontal_reductions)
     return kernel_code.load(code, [entry_name]), optimized
 
 
-def load_as_object(llvm_text: str, entry_name: str) -> tuple[KernelCode, str, bytes]:
+def load_as_object(
+    llvm_text: str, entry_name: str, horizontal_reductions: bool = True
+) -> tuple[KernelCode, str, bytes]:
     """As :func:`load`, with the object code too (kept for the offline cache)."""
-    code, optimized = _optimised_object(llvm_text)
+    code, optimized = _optimised_object(llvm_text, horizontal_reductions)
     return kernel_code.load(code, [entry_name]), optimized, code
 
 

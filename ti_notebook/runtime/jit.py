@@ -27,6 +27,7 @@ from ti_notebook.runtime import native_symbols
 from ti_notebook.runtime.stage_clock import stage
 
 _lock = threading.Lock()
+_options_lock = threading.Lock()
 _engine: JitEngine | None = None
 
 
@@ -65,7 +66,9 @@ class JitEngine:
             module.verify()
         return module
 
-    def optimize(self, module: llvm.ModuleRef, speed_level: int = 3) -> None:
+    def optimize(
+        self, module: llvm.ModuleRef, speed_level: int = 3, horizontal_reductions: bool = True
+    ) -> None:
         """Runs LLVM's default O<speed_level> pipeline (with vectorisers) in place.
 
         The pass builder and its pipeline are made per call (about 0.2 ms): a pipeline
@@ -74,8 +77,13 @@ class JitEngine:
         module's addresses). The SLP vectoriser stays on for every module: on a 441-tap
         unrolled stencil its search for horizontal reductions is 90% of O3, but without it
         a 5,000-term unrolled sum, which it turns into vector loads and adds, took 13.7 s
-        to turn into machine code instead of 0.2 s."""
-        with stage("llvm_optimise"):
+        to turn into machine code instead of 0.2 s. ``horizontal_reductions=False`` leaves
+        out only the SLP vectoriser's search for horizontal reductions: what the code
+        generator chooses for kernels whose long blocks are loop bodies
+        (``codegen/reduction_search.py``)."""
+        with stage("llvm_optimise"), _options_lock:
+            # an LLVM command-line option is global: set and used under one lock
+            llvm.set_option("", f"-slp-vectorize-hor={str(horizontal_reductions).lower()}")
             self._optimize(module, speed_level)
 
     def _optimize(self, module: llvm.ModuleRef, speed_level: int) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 
-from ti_notebook.codegen import vector_math
+from ti_notebook.codegen import reduction_search, vector_math
 from ti_notebook.codegen.cpu import CpuModuleGenerator
 from ti_notebook.compiler.backends.base import Artifact, Backend
 from ti_notebook.ir.capabilities import Capabilities
@@ -101,17 +101,21 @@ class CpuBackend(Backend):
             generator.asserts,
             generator.tree_slots,
             profile=(profile.tasks, profile.threads) if profile else None,
+            horizontal_reductions=reduction_search.wants_horizontal_reductions(kernel),
         )
         return text, artifact
 
     def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[KernelCode, str]:
         # the entry is the loaded code itself: the kernel launched holds it, and its
         # machine code is freed when that kernel dies (runtime/kernel_code.py)
+        search = artifact.horizontal_reductions
         if keep_code:
-            entry, optimized, code = cpu_runtime.load_as_object(module_text, artifact.entry_name)
+            entry, optimized, code = cpu_runtime.load_as_object(
+                module_text, artifact.entry_name, search
+            )
             artifact.code = code
             return entry, optimized
-        return cpu_runtime.load(module_text, artifact.entry_name)
+        return cpu_runtime.load(module_text, artifact.entry_name, search)
 
     def load_code(self, artifact: Artifact) -> KernelCode:
         return cpu_runtime.load_object(artifact.code, artifact.entry_name)
