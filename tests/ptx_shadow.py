@@ -12,11 +12,16 @@ in that path or a ptxas error fails the test that compiled the kernel; a kernel 
 feature CUDA does not have yet (:class:`TiNotImplementedError`) is counted as
 skipped-for-PTX. The summary line at the end of the session gives the counts and the
 time spent.
+
+ptxas runs in a thread beside the tests (a process of its own: the second core works
+while the test goes on) and each PTX text is checked once (parametrised tests compile
+the same kernel many times); a test's verdicts are collected when it ends.
 """
 
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
 import dataclasses
 import io
@@ -64,6 +69,10 @@ class Shadow:
         self.failed = 0
         self.seconds = 0.0
         self.pending: list[str] = []  # failures of the test running now
+        # ptxas verdicts: one future per PTX text; those of the test running now
+        self.verdicts: dict[str, concurrent.futures.Future] = {}
+        self.waiting: list[tuple[str, concurrent.futures.Future]] = []
+        self.ptxas = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ptxas")
         self.originals: dict = {}  # (module, name) -> the function when installed
 
     def install(self, monkeypatch) -> None:
@@ -112,11 +121,11 @@ class Shadow:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")
                 compiled, _stages, _inputs = compile_kernel(shadow, _QuietHooks())
-            error = ptxas_error(compiled.ptx)
-            if error:
-                self.fail(request, f"ptxas -arch={ARCH} refused its PTX:\n{error}")
-            else:
-                self.checked += 1
+            verdict = self.verdicts.get(compiled.ptx)
+            if verdict is None:
+                verdict = self.ptxas.submit(ptxas_error, compiled.ptx)
+                self.verdicts[compiled.ptx] = verdict
+            self.waiting.append((request.name, verdict))
         except TiNotImplementedError as exc:
             self.skipped[exc.message.partition(": ")[2] or exc.message] += 1
         except Exception:
@@ -129,6 +138,18 @@ class Shadow:
         self.pending.append(f"PTX shadow of kernel '{request.name}': {why}")
 
     def take_failures(self) -> list[str]:
+        """The failures of the test that just ran, once ptxas has judged its kernels."""
+        started = time.perf_counter()
+        for name, verdict in self.waiting:
+            error = verdict.result()
+            if error:
+                self.failed += 1
+                why = f"ptxas -arch={ARCH} refused its PTX:\n{error}"
+                self.pending.append(f"PTX shadow of kernel '{name}': {why}")
+            else:
+                self.checked += 1
+        self.waiting = []
+        self.seconds += time.perf_counter() - started
         failures, self.pending = self.pending, []
         return failures
 
