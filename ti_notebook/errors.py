@@ -268,6 +268,12 @@ class TiInternalError(TiError, RuntimeError):
     bug, not a mistake in the kernel. ``ti.init(debug=True)`` looks for these."""
 
 
+class PassOrderError(AssertionError):
+    """A pipeline lists its passes in an order that breaks one of the ordering rules
+    (``passes/ordering.py``): a ti_notebook bug, raised when the pipeline is assembled
+    (at import), naming the rule and why it holds."""
+
+
 class GUIFrameLimit(RuntimeError):
     """A ``ti.GUI`` without a live view drew past its frame budget (``TI_GUI_MAX_FRAMES``).
 

@@ -1,5 +1,8 @@
 """The passes, in the order they run (DESIGN.md section 3), and the loop that runs them.
 
+The rules that order must keep are data (``passes/ordering.py``): each pipeline built
+here is checked against them when this module is imported.
+
 Every pass is ``run(kernel, options, capabilities) -> changed``. :func:`run` records each
 pass's name, whether it changed the IR and its time; with ``options.print_ir`` it prints
 the IR after each pass (as Taichi's ``print_ir=True`` does), and with ``options.debug``
@@ -42,6 +45,7 @@ from ti_notebook.passes import (
     make_dual,
     make_thread_local,
     offload,
+    ordering,
     privatize_scatter,
     promote_accumulators,
     prove_bounds,
@@ -52,10 +56,9 @@ from ti_notebook.passes.analysis import memory_traffic, warp_accesses
 
 Pass = Callable[[KernelIR, CompileOptions, Capabilities], bool]
 
+# The order keeps the rules of passes/ordering.py (each with its reason), checked below.
 PASSES: tuple[tuple[str, Pass], ...] = (
     ("typecheck", typecheck.run),
-    # autodiff first (they change nothing unless asked): the grad kernel they write is
-    # optimised by every pass below as any kernel is
     ("make_adjoint", make_adjoint.run),
     ("make_dual", make_dual.run),
     ("make_block_local", make_block_local.run),
@@ -63,22 +66,13 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("make_thread_local", make_thread_local.run),
     ("demote_atomics", demote_atomics.run),
     ("privatize_scatter", privatize_scatter.run),
-    # after demote_atomics (a demoted += is a load and a store it can keep in a local)
     ("promote_accumulators", promote_accumulators.run),
     ("interchange_loops", interchange_loops.run),
-    # an analysis (changes nothing): after the passes above have decided which accesses
-    # stay global (thread-local accumulators, privatised scatters, block-local buffers),
-    # before lower_access turns field[I] into root + offset and the field is gone
-    ("memory_traffic", memory_traffic.run),
-    # after offload (checks move into task prologues), before lower_sparse (an index
-    # must be checked before it sets or reads a sparse cell's bit)
+    ("memory_traffic", memory_traffic.run),  # an analysis: changes nothing
     ("prove_bounds", prove_bounds.run),
-    # after prove_bounds (a branch whose loads keep a check stays a branch), before
-    # lower_access (it reads the fields' shapes from the accesses)
     ("if_convert", if_convert.run),
     ("lower_sparse", lower_sparse.run),
     ("lower_access", lower_access.run),
-    # last of the lowering: the passes above read a struct-for's indices as LoopIndex
     ("lower_struct_for", lower_struct_for.run),
     ("eliminate_dead_code", eliminate_dead_code.run),
     ("typecheck_final", typecheck.run),
@@ -103,6 +97,31 @@ def _kernel_per_task_passes() -> tuple[tuple[str, Pass], ...]:
 
 
 KERNEL_PER_TASK_PASSES = _kernel_per_task_passes()
+
+# Every pipeline this module assembles, by the name an ordering error gives it.
+PIPELINES: dict[str, tuple[tuple[str, Pass], ...]] = {
+    "PASSES (CPU)": PASSES,
+    "KERNEL_PER_TASK_PASSES (CUDA)": KERNEL_PER_TASK_PASSES,
+}
+
+
+def check_order(pipelines: dict[str, tuple[tuple[str, Pass], ...]] = PIPELINES) -> None:
+    """Raises :class:`~ti_notebook.errors.PassOrderError` when one of ``pipelines`` (its
+    name: its ``(name, run)`` steps) breaks a rule of ``passes/ordering.py``.
+
+    >>> check_order({"reversed": PASSES[::-1]})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ti_notebook.errors.PassOrderError: reversed runs 'typecheck_final' before 'typecheck', ...
+    """
+    for title, passes in pipelines.items():
+        ordering.check([name for name, _ in passes], title)
+
+
+# at import: no pipeline that breaks a rule compiles a kernel, and no rule names a step
+# that nothing runs (it would hold nothing)
+check_order()
+ordering.check_names({name for passes in PIPELINES.values() for name, _ in passes})
 
 
 @dataclasses.dataclass(frozen=True)
