@@ -1,6 +1,6 @@
-"""The generated call of a compiled kernel (``runtime/launch_call.py``): one Python frame
-under the kernel's ``__call__`` for arguments in their common form, the checked path
-(with its errors) for any other call."""
+"""The generated call of a compiled kernel (``runtime/launch_call.py``): the kernel's own
+``__call__`` and no other Python frame for arguments in their common form, the checked
+path (with its errors) for any other call."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _python_frames(call) -> list[str]:
     return names
 
 
-def test_a_repeated_ndarray_call_runs_in_two_python_frames():
+def test_a_repeated_ndarray_call_runs_in_one_python_frame():
     ti.init(arch=ti.cpu, offline_cache=False)
 
     @ti.kernel
@@ -41,11 +41,11 @@ def test_a_repeated_ndarray_call_runs_in_two_python_frames():
 
     y, x = np.zeros(8, np.float32), np.ones(8, np.float32)
     axpy(y, x, 2.0)
-    assert _python_frames(lambda: axpy(y, x, 2.0)) == ["<lambda>", "__call__", "call"]
+    assert _python_frames(lambda: axpy(y, x, 2.0)) == ["<lambda>", "__call__"]
     assert y.tolist() == [4.0] * 8
 
 
-def test_an_all_scalar_call_runs_in_two_python_frames():
+def test_an_all_scalar_call_runs_in_one_python_frame():
     ti.init(arch=ti.cpu, offline_cache=False)
     x = ti.field(ti.i32, shape=4)
 
@@ -57,7 +57,7 @@ def test_an_all_scalar_call_runs_in_two_python_frames():
 
     assert fill(1) == 2
     frames = _python_frames(lambda: fill(5))
-    assert frames == ["<lambda>", "__call__", "call"]
+    assert frames == ["<lambda>", "__call__"]
     assert x.to_numpy().tolist() == [5] * 4
     with pytest.raises(TiOverflowError, match="argument 'v' = 4294967296"):
         fill(1 << 32)  # not the common form: the checked path says why
@@ -77,7 +77,7 @@ def test_specialisations_take_turns_and_errors_name_the_argument():
     for _ in range(3):  # each key becomes the latest in turn
         assert total(f32) == 6.0
         assert total(i64) == 10.0
-    assert _python_frames(lambda: total(i64)) == ["<lambda>", "__call__", "call"]
+    assert _python_frames(lambda: total(i64)) == ["<lambda>", "__call__"]
     with pytest.raises(TiValueError, match="argument 'a' is not C-contiguous"):
         total(np.arange(8, dtype=np.int64)[::2])
     assert total(f32) == 6.0

@@ -45,7 +45,7 @@ def adjoint_kernel(primal, mode: str):
     module does not import ``lang/kernel.py``, which imports it)."""
     made = primal._adjoints.get(mode)
     if made is None:
-        base = type(primal)
+        base = primal._plain_class()  # not the class of its own fast path
         cls = _classes.get(base)
         if cls is None:
             cls = _classes[base] = type("AdjointKernel", (AdjointKernel, base), {})

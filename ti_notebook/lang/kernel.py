@@ -175,7 +175,7 @@ class Kernel(KernelBase):
             self._compiled, self._last = stashed[1], stashed[2]
         else:
             self._compiled, self._last = {}, None
-        self._fast = None  # rebuilt by the next call from the code now held
+        self._drop_fast()  # rebuilt by the next call from the code now held
         for adjoint in self._adjoints.values():  # its loops are this kernel's loops
             adjoint.configure(**self.configuration)
         return self
@@ -229,7 +229,7 @@ class Kernel(KernelBase):
             ]
             self._compiled.clear()
             self._stash.clear()
-            self._fast = None
+            self._drop_fast()
             self._generation = _config.generation()
         return self._params
 
@@ -363,7 +363,14 @@ class Kernel(KernelBase):
             launcher = CompoundLauncher(compiled, params, return_type)
         if all(p.kind in ("scalar", "compound") for p in self._params):
             # no template or ndarray: every call launches this code
-            self._fast = fast_calls.direct(launcher)
+            own = fast_calls.own_class(self)
+            self._fast = fast_calls.direct(launcher, own.__base__.__call__, not self._autodiff)
+            method = getattr(self._fast, "method", None)
+            if method is None:
+                fast_calls.take_back(self)
+            else:  # calls land in the generated __call__ (fast_calls.py)
+                own.__call__ = method
+                self.__class__ = own
         elif launcher is compiled and fast_calls.eligible(self._params):
             self._register_fast_ndarray_call(args, launcher)
         return launcher.launch(runtime_args)
@@ -372,9 +379,29 @@ class Kernel(KernelBase):
         dispatch = self._fast
         if not isinstance(dispatch, fast_calls.NdarrayDispatch):
             positions = [k for k, p in enumerate(self._params) if p.kind == "ndarray"]
-            dispatch = fast_calls.NdarrayDispatch(self._slow_call, positions, len(self._params))
+            own = fast_calls.own_class(self)
+            dispatch = fast_calls.NdarrayDispatch(
+                self._slow_call,
+                positions,
+                len(self._params),
+                own,
+                own.__base__.__call__,
+                tape=not self._autodiff,
+            )
             self._fast = dispatch
         dispatch.add(args, launcher)
+        self.__class__ = dispatch.owner  # calls land in the generated __call__ (fast_calls.py)
+
+    def _plain_class(self) -> type:
+        """The kernel's class as defined, not the class of its own that a warm fast path
+        gives it (``lang/fast_calls.py``): what a subclass of this kernel derives from."""
+        return fast_calls.kernel_class(self)
+
+    def _drop_fast(self) -> None:
+        """Forgets the fast path: calls go through ``Kernel.__call__`` until the next
+        compile or call registers it again."""
+        self._fast = None
+        fast_calls.take_back(self)
 
     # -- introspection ---------------------------------------------------------------
     def stages(self, *args, arch: str | None = None, compute_capability: str = "sm_90") -> Stages:
@@ -491,6 +518,6 @@ def reset_all_kernels() -> None:
     for k in list(_kernels):
         k._compiled.clear()
         k._stash.clear()
-        k._fast = None
+        k._drop_fast()
         k._params = None
         k._last = None
