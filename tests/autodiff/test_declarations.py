@@ -114,3 +114,20 @@ def test_ndarray_gradients():
     assert a.grad.shape == (3, 2) and v.grad.element_shape == (3,)
     assert ti.ndarray(ti.f32, 3).grad is None
     assert np.all(a.grad.to_numpy() == 0)
+
+
+def test_a_large_matrix_field_places_its_gradients_in_one_pass(monkeypatch):
+    """Placing the gradients scans the SNode's children: once per SNode, not once per
+    component (a 128x128 matrix field took minutes to declare when it was per component)."""
+    from ti_notebook.lang import autodiff
+
+    calls = []
+    real = autodiff.place_pending
+    monkeypatch.setattr(
+        autodiff, "place_pending", lambda node, lazy=None: calls.append(node) or real(node, lazy)
+    )
+    m = ti.Matrix.field(32, 32, ti.f32, shape=4, needs_grad=True)
+    assert len(calls) <= 2  # at declaration and at finalisation; 1,024 components
+    m[1] = [[float(i * 32 + j) for j in range(32)] for i in range(32)]
+    assert m[1][2, 3] == 67.0
+    assert m.grad[1][2, 3] == 0.0

@@ -43,13 +43,16 @@ def attach(field, needs_grad: bool = False, needs_dual: bool = False) -> None:
     >>> x.grad.name, x.grad._snode, x.grad.auto_place
     ('x.grad', None, True)
     """
+    parents = {}  # each SNode once: placing scans all its children (16,384 of a 128x128)
     for component in getattr(field, "components", None) or [field]:
         for kind, wanted in zip(_KINDS, (needs_grad, needs_dual), strict=True):
             if wanted:
                 _adjoint(component, kind).auto_place = True
         leaf = component._snode
         if leaf is not None and leaf.builder.tree is None:  # placed by shape=: beside it now
-            place_pending(leaf)
+            parents.setdefault(id(leaf._parent), leaf)
+    for leaf in parents.values():
+        place_pending(leaf)
 
 
 def _adjoint(component, kind: str):
