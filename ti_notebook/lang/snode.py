@@ -397,9 +397,13 @@ class SNodeTree:
         except TiMemoryError:
             raise
         except MemoryError as error:
-            names = [leaf.field.label for leaf in _layout.walk(builder.root) if leaf.field]
+            # a matrix field's components share its label: each name once, the first few
+            labels = (leaf.field.label for leaf in _layout.walk(builder.root) if leaf.field)
+            names = list(dict.fromkeys(labels))
+            more = f" and {len(names) - 4} more" if len(names) > 4 else ""
+            shown = ", ".join(names[:4]) + more
             raise TiMemoryError(
-                f"cannot reserve {size:,} bytes for {', '.join(names) or 'an empty tree'}: {error}",
+                f"cannot reserve {size:,} bytes for {shown or 'an empty tree'}: {error}",
                 hint="use smaller shapes, a sparse layout (ti.root.pointer) for mostly empty "
                 "fields, or destroy() trees that are no longer needed",
             ) from None
