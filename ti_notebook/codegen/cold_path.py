@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
+from ti_notebook.codegen.llvm_types import I8, I64, PTR, VOID
 from ti_notebook.ir import launch_abi as abi
 
 NAME = "tin_check_failed"
@@ -31,22 +31,20 @@ def fail_function(module: ll.Module) -> ll.Function:
     existing = module.globals.get(NAME)
     if existing is not None:
         return existing
-    params = [c.PTR, c.I64] + [c.I64] * abi.ERROR_ARG_SLOTS
-    fn = ll.Function(module, ll.FunctionType(c.VOID, params), NAME)
+    params = [PTR, I64] + [I64] * abi.ERROR_ARG_SLOTS
+    fn = ll.Function(module, ll.FunctionType(VOID, params), NAME)
     fn.linkage = "internal"
     fn.attributes.add("cold")
     fn.attributes.add("noinline")
     ctx, code, *args = fn.args
     entry, first, done = (fn.append_basic_block(n) for n in ("entry", "first", "done"))
     b = ll.IRBuilder(entry)
-    slot = b.gep(ctx, [ll.Constant(c.I64, abi.CTX_ERROR)], source_etype=c.I8)
-    swapped = b.cmpxchg(slot, ll.Constant(c.I64, 0), code, "monotonic", "monotonic")
+    slot = b.gep(ctx, [ll.Constant(I64, abi.CTX_ERROR)], source_etype=I8)
+    swapped = b.cmpxchg(slot, ll.Constant(I64, 0), code, "monotonic", "monotonic")
     b.cbranch(b.extract_value(swapped, 1), first, done)
     b.position_at_end(first)
     for k, arg in enumerate(args):
-        b.store(
-            arg, b.gep(ctx, [ll.Constant(c.I64, abi.CTX_ERROR_ARGS + 8 * k)], source_etype=c.I8)
-        )
+        b.store(arg, b.gep(ctx, [ll.Constant(I64, abi.CTX_ERROR_ARGS + 8 * k)], source_etype=I8))
     b.branch(done)
     b.position_at_end(done)
     b.ret_void()
@@ -62,5 +60,5 @@ def fail(builder: ll.IRBuilder, ctx: ll.Value, code: int, args: list[ll.Value]) 
     """Calls the failure routine with assert ``code`` and up to 8 i64 ``args``."""
     fn = fail_function(builder.module)
     values = list(args[: abi.ERROR_ARG_SLOTS])
-    values += [ll.Constant(c.I64, 0)] * (abi.ERROR_ARG_SLOTS - len(values))
-    builder.call(fn, [ctx, ll.Constant(c.I64, code), *values])
+    values += [ll.Constant(I64, 0)] * (abi.ERROR_ARG_SLOTS - len(values))
+    builder.call(fn, [ctx, ll.Constant(I64, code), *values])

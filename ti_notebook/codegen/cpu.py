@@ -3,7 +3,7 @@
 The module has an entry function ``<name>_entry(ctx)`` that runs the serial tasks
 inline and hands each parallel task ``<name>_task<k>(ctx, begin, end)`` to the native
 thread pool through ``tin_parallel_for``. ``ctx`` is the launch context whose layout is
-in ``codegen/common.py``.
+in ``ir/launch_abi.py``.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
 from ti_notebook.codegen import profiling, vector_math
 from ti_notebook.codegen.function import FunctionEmitter
+from ti_notebook.codegen.llvm_types import I1, I8, I32, I64, PTR, VOID
 from ti_notebook.codegen.module_base import ModuleGeneratorBase
 from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir import nodes as ir
@@ -97,7 +97,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         return str(self.module)
 
     def task_function(self, task: ir.OffloadedStmt, k: int) -> ll.Function:
-        fn_type = ll.FunctionType(c.VOID, [c.PTR, c.I64, c.I64])
+        fn_type = ll.FunctionType(VOID, [PTR, I64, I64])
         fn = ll.Function(self.module, fn_type, f"{self.prefix}_task{k}")
         fn.linkage = "internal"
         fn.args[0].add_attribute("noalias")
@@ -107,12 +107,12 @@ class CpuModuleGenerator(ModuleGeneratorBase):
             isinstance(s, ir.CountIterationStmt) for s in task.walk_all()
         )
         if counted:
-            emitter.iteration_counter = emitter.alloca(c.I64, "counted")
-            emitter.entry_builder.store(ll.Constant(c.I64, 0), emitter.iteration_counter)
+            emitter.iteration_counter = emitter.alloca(I64, "counted")
+            emitter.entry_builder.store(ll.Constant(I64, 0), emitter.iteration_counter)
         emitter.start_random(task)
         emitter.block(task.prologue)
         b = emitter.b
-        begin, end = b.trunc(begin64, c.I32), b.trunc(end64, c.I32)
+        begin, end = b.trunc(begin64, I32), b.trunc(end64, I32)
         if task.snapshot is not None:
             emitter.snapshot = (task.field.layout().tree_id, self.snapshot_root(emitter, task))
         if task.kind == "struct_for":
@@ -124,26 +124,26 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         emitter.end_random_loop()
         emitter.block(task.epilogue)
         if counted:
-            count = emitter.b.load(emitter.iteration_counter, typ=c.I64)
+            count = emitter.b.load(emitter.iteration_counter, typ=I64)
             profiling.add_counted(emitter.b, emitter.ctx, self.profile, k, count)
         if any(isinstance(s, ir.GlobalStoreStmt) and s.nontemporal for s in task.walk_all()):
             # non-temporal stores are weakly ordered: make them visible before the chunk
             # reports done, so the next task (or Python) reads them
-            fence = emitter.declare("llvm.x86.sse.sfence", c.VOID, [])
+            fence = emitter.declare("llvm.x86.sse.sfence", VOID, [])
             emitter.b.call(fence, [])
         emitter.finish()
         return fn
 
     def entry_function(self, tasks: list[ir.OffloadedStmt], task_functions: dict) -> None:
-        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), f"{self.prefix}_run")
+        fn = ll.Function(self.module, ll.FunctionType(VOID, [PTR]), f"{self.prefix}_run")
         fn.linkage = "internal"
         self.interruptible_entry(fn)
         emitter = FunctionEmitter(self, fn)
         if self.kernel.temps_size:
             eb = emitter.entry_builder
-            temps = eb.alloca(ll.ArrayType(c.I8, self.kernel.temps_size), name="temps")
+            temps = eb.alloca(ll.ArrayType(I8, self.kernel.temps_size), name="temps")
             temps.align = 16
-            slot = eb.gep(emitter.ctx, [ll.Constant(c.I64, abi.CTX_TEMPS)], source_etype=c.I8)
+            slot = eb.gep(emitter.ctx, [ll.Constant(I64, abi.CTX_TEMPS)], source_etype=I8)
             eb.store(temps, slot)
         events = None
         if self.profile is not None:
@@ -169,17 +169,17 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         """The exported entry: marks a launch as running for the SIGINT handler (which
         then raises the flag the loops poll instead of interrupting Python), runs the
         kernel, and clears the mark (``runtime/interrupt.py``)."""
-        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), self.entry_name)
+        fn = ll.Function(self.module, ll.FunctionType(VOID, [PTR]), self.entry_name)
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         ctx = fn.args[0]
-        slot = b.gep(ctx, [ll.Constant(c.I64, abi.CTX_INTERRUPT)], source_etype=c.I8)
-        state = b.load(slot, typ=c.PTR)
-        running = b.gep(state, [ll.Constant(c.I64, 1)], source_etype=c.I32)
+        slot = b.gep(ctx, [ll.Constant(I64, abi.CTX_INTERRUPT)], source_etype=I8)
+        state = b.load(slot, typ=PTR)
+        running = b.gep(state, [ll.Constant(I64, 1)], source_etype=I32)
         # atomic exchanges as stores (llvmlite's store_atomic needs typed pointers)
-        b.atomic_rmw("xchg", state, ll.Constant(c.I32, 0), "monotonic")
-        b.atomic_rmw("xchg", running, ll.Constant(c.I32, 1), "seq_cst")
+        b.atomic_rmw("xchg", state, ll.Constant(I32, 0), "monotonic")
+        b.atomic_rmw("xchg", running, ll.Constant(I32, 1), "seq_cst")
         b.call(run, [ctx])
-        b.atomic_rmw("xchg", running, ll.Constant(c.I32, 0), "seq_cst")
+        b.atomic_rmw("xchg", running, ll.Constant(I32, 0), "seq_cst")
         b.ret_void()
 
     def snapshot_buffer(self, task: ir.OffloadedStmt) -> ll.GlobalVariable:
@@ -189,7 +189,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         existing = self.module.globals.get(name)
         if existing is not None:
             return existing
-        buffer_type = ll.ArrayType(c.I8, task.snapshot[1])
+        buffer_type = ll.ArrayType(I8, task.snapshot[1])
         buffer = ll.GlobalVariable(self.module, buffer_type, name)
         buffer.linkage = "internal"
         buffer.initializer = ll.Constant(buffer_type, None)
@@ -201,7 +201,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         start = task.snapshot[0]
         buffer = self.snapshot_buffer(task)
         return emitter.entry_builder.gep(
-            buffer, [ll.Constant(c.I64, -start)], source_etype=c.I8, inbounds=False
+            buffer, [ll.Constant(I64, -start)], source_etype=I8, inbounds=False
         )
 
     def take_snapshot(self, emitter: FunctionEmitter, task: ir.OffloadedStmt) -> None:
@@ -209,13 +209,13 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         b = emitter.b
         source = b.gep(
             emitter.root(task.field.layout().tree_id),
-            [ll.Constant(c.I64, start)],
-            source_etype=c.I8,
+            [ll.Constant(I64, start)],
+            source_etype=I8,
         )
-        copy = emitter.declare("llvm.memcpy.p0.p0.i64", c.VOID, [c.PTR, c.PTR, c.I64, c.I1])
+        copy = emitter.declare("llvm.memcpy.p0.p0.i64", VOID, [PTR, PTR, I64, I1])
         b.call(
             copy,
-            [self.snapshot_buffer(task), source, ll.Constant(c.I64, size), ll.Constant(c.I1, 0)],
+            [self.snapshot_buffer(task), source, ll.Constant(I64, size), ll.Constant(I1, 0)],
         )
 
     def launch(self, emitter: FunctionEmitter, task: ir.OffloadedStmt, task_fn) -> None:
@@ -230,33 +230,31 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         block_dim = int(task.config.get("block_dim") or 0)
         one_chunk_per_thread = task.config.get("one_chunk_per_thread", False)
         if block_dim > 0 and not one_chunk_per_thread:
-            grain = ll.Constant(c.I64, block_dim)
+            grain = ll.Constant(I64, block_dim)
         else:
             count = b.sub(end, begin)
             chunks = 1 if one_chunk_per_thread else CHUNKS_PER_THREAD
-            per = ll.Constant(c.I64, max(threads, 1) * chunks)
-            auto = b.sdiv(b.add(count, b.sub(per, ll.Constant(c.I64, 1))), per)
+            per = ll.Constant(I64, max(threads, 1) * chunks)
+            auto = b.sdiv(b.add(count, b.sub(per, ll.Constant(I64, 1))), per)
             has_loops = any(
                 isinstance(s, (ir.RangeForStmt, ir.StructForStmt, ir.WhileStmt))
                 for s in task.body.walk()
             )
             floor = MIN_GRAIN_LOOPING_BODY if has_loops else MIN_GRAIN_SIMPLE_BODY
-            floor_value = ll.Constant(c.I64, floor)
+            floor_value = ll.Constant(I64, floor)
             grain = b.select(b.icmp_signed(">", auto, floor_value), auto, floor_value)
-        pool = emitter.declare(
-            "tin_parallel_for", c.VOID, [c.PTR, c.PTR, c.I64, c.I64, c.I64, c.I32]
-        )
-        b.call(pool, [task_fn, emitter.ctx, begin, end, grain, ll.Constant(c.I32, threads)])
+        pool = emitter.declare("tin_parallel_for", VOID, [PTR, PTR, I64, I64, I64, I32])
+        b.call(pool, [task_fn, emitter.ctx, begin, end, grain, ll.Constant(I32, threads)])
         if any(isinstance(s, ir.AssertStmt) for s in task.walk_all()):
-            error = b.load(emitter.ctx_pointer(abi.CTX_ERROR), typ=c.I64)
+            error = b.load(emitter.ctx_pointer(abi.CTX_ERROR), typ=I64)
             failed = emitter.fn.append_basic_block("task_failed")
             go_on = emitter.fn.append_basic_block("task_ok")
-            b.cbranch(b.icmp_unsigned("!=", error, ll.Constant(c.I64, 0)), failed, go_on)
+            b.cbranch(b.icmp_unsigned("!=", error, ll.Constant(I64, 0)), failed, go_on)
             b.position_at_end(failed)
             b.ret_void()
             b.position_at_end(go_on)
 
     def bound(self, emitter: FunctionEmitter, value) -> ll.Value:
         if isinstance(value, int):
-            return ll.Constant(c.I64, value)
-        return emitter.b.sext(emitter.v(value), c.I64)
+            return ll.Constant(I64, value)
+        return emitter.b.sext(emitter.v(value), I64)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import cold_path
-from ti_notebook.codegen import common as c
-from ti_notebook.codegen.common import Arithmetic, llvm_type
+from ti_notebook.codegen.arithmetic import Arithmetic
 from ti_notebook.codegen.interrupts import InterruptPolls
+from ti_notebook.codegen.llvm_types import F64, I8, I32, I64, PTR, VOID, const, llvm_type
 from ti_notebook.codegen.loops import LoopsMixin, RowState
 from ti_notebook.codegen.rng import RandomMixin
 from ti_notebook.ir import launch_abi as abi
@@ -62,11 +62,11 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
     # -- entry-block values ------------------------------------------------------------
     def ctx_slot(self, offset: int, typ: ll.Type, builder: ll.IRBuilder | None = None):
         b = builder or self.entry_builder
-        ptr = b.gep(self.ctx, [ll.Constant(c.I64, offset)], source_etype=c.I8)
+        ptr = b.gep(self.ctx, [ll.Constant(I64, offset)], source_etype=I8)
         return b.load(ptr, typ=typ)
 
     def ctx_pointer(self, offset: int) -> ll.Value:
-        return self.b.gep(self.ctx, [ll.Constant(c.I64, offset)], source_etype=c.I8)
+        return self.b.gep(self.ctx, [ll.Constant(I64, offset)], source_etype=I8)
 
     def invariant(self, key: tuple, make) -> ll.Value:
         if key not in self.cached:
@@ -75,36 +75,36 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
 
     def root(self, tree_id: int) -> ll.Value:
         def load():
-            table = self.invariant(("roots",), lambda: self.ctx_slot(abi.CTX_ROOTS, c.PTR))
+            table = self.invariant(("roots",), lambda: self.ctx_slot(abi.CTX_ROOTS, PTR))
             eb = self.entry_builder
             local = self.gen.tree_slot(tree_id)
-            slot = eb.gep(table, [ll.Constant(c.I64, local)], source_etype=c.I64)
-            return eb.load(slot, typ=c.PTR)
+            slot = eb.gep(table, [ll.Constant(I64, local)], source_etype=I64)
+            return eb.load(slot, typ=PTR)
 
         return self.invariant(("root", tree_id), load)
 
     def temps(self) -> ll.Value:
-        return self.invariant(("temps",), lambda: self.ctx_slot(abi.CTX_TEMPS, c.PTR))
+        return self.invariant(("temps",), lambda: self.ctx_slot(abi.CTX_TEMPS, PTR))
 
     def arg(self, arg_index: int, dtype: types.DataType) -> ll.Value:
         offset = self.gen.arg_offsets[arg_index]
 
         def load():
             if dtype.is_float:
-                raw = self.ctx_slot(offset, c.F64)
+                raw = self.ctx_slot(offset, F64)
                 return self.with_entry(lambda: self.cast(raw, types.f64, dtype))
-            raw = self.ctx_slot(offset, c.I64)
+            raw = self.ctx_slot(offset, I64)
             return self.with_entry(lambda: self.cast(raw, types.i64, dtype))
 
         return self.invariant(("arg", arg_index, dtype.name), load)
 
     def external_shape(self, arg_index: int, axis: int) -> ll.Value:
         offset = self.gen.arg_offsets[arg_index] + 8 + 8 * axis
-        return self.invariant(("shape", arg_index, axis), lambda: self.ctx_slot(offset, c.I64))
+        return self.invariant(("shape", arg_index, axis), lambda: self.ctx_slot(offset, I64))
 
     def external_data(self, arg_index: int) -> ll.Value:
         offset = self.gen.arg_offsets[arg_index]
-        return self.invariant(("data", arg_index), lambda: self.ctx_slot(offset, c.PTR))
+        return self.invariant(("data", arg_index), lambda: self.ctx_slot(offset, PTR))
 
     def with_entry(self, make):
         saved, self.b = self.b, self.entry_builder
@@ -133,7 +133,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         return self.values[stmt.id]
 
     def emit_Const(self, s: ir.ConstStmt):
-        return c.const(s.dtype, s.value)
+        return const(s.dtype, s.value)
 
     def emit_ArgLoad(self, s: ir.ArgLoadStmt):
         return self.arg(s.arg_index, s.dtype)
@@ -187,10 +187,10 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         return self.root(tree_id)
 
     def emit_TempPtr(self, s: ir.TempPtrStmt):
-        return self.b.gep(self.temps(), [ll.Constant(c.I64, s.offset)], source_etype=c.I8)
+        return self.b.gep(self.temps(), [ll.Constant(I64, s.offset)], source_etype=I8)
 
     def emit_PtrOffset(self, s: ir.PtrOffsetStmt):
-        address = self.b.gep(self.v(s.base), [self.v(s.byte_offset)], source_etype=c.I8)
+        address = self.b.gep(self.v(s.base), [self.v(s.byte_offset)], source_etype=I8)
         if s.field is not None and isinstance(s.base, ir.RootPtrStmt) and not s.base.snapshot:
             self.note_tree_extent(s.base.tree_id, s.field.layout().end)
         return address
@@ -205,14 +205,14 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         if not isinstance(load, ll.LoadInstr) or end <= self.tree_extents.get(tree_id, 0):
             return
         self.tree_extents[tree_id] = end
-        load.set_metadata("dereferenceable", self.module.add_metadata([ll.Constant(c.I64, end)]))
-        load.set_metadata("align", self.module.add_metadata([ll.Constant(c.I64, TREE_ALIGN)]))
+        load.set_metadata("dereferenceable", self.module.add_metadata([ll.Constant(I64, end)]))
+        load.set_metadata("align", self.module.add_metadata([ll.Constant(I64, TREE_ALIGN)]))
 
     def emit_ExternalPtr(self, s: ir.ExternalPtrStmt):
         b = self.b
         linear = None
         for axis, index in enumerate(s.indices):
-            wide = b.sext(self.v(index), c.I64)
+            wide = b.sext(self.v(index), I64)
             linear = wide if linear is None else b.add(b.mul(linear, self.shape64(s, axis)), wide)
         data = self.external_data(s.arg_index)
         if linear is None:
@@ -231,7 +231,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         store = self.b.store(self.v(s.value), self.v(s.ptr), align=s.value.dtype.size)
         self.gen.alias_scopes().annotate(store, s.ptr)
         if s.nontemporal:
-            one = self.module.add_metadata([ll.Constant(c.I32, 1)])
+            one = self.module.add_metadata([ll.Constant(I32, 1)])
             store.set_metadata("nontemporal", one)
 
     def emit_AtomicOp(self, s: ir.AtomicOpStmt):
@@ -264,27 +264,27 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         return array
 
     def emit_ScratchAlloc(self, s: ir.ScratchAllocStmt):
-        calloc = self.declare("tin_calloc", c.PTR, [c.I64, c.I64])
-        return self.b.call(calloc, [ll.Constant(c.I64, 1), ll.Constant(c.I64, s.nbytes)])
+        calloc = self.declare("tin_calloc", PTR, [I64, I64])
+        return self.b.call(calloc, [ll.Constant(I64, 1), ll.Constant(I64, s.nbytes)])
 
     def emit_ScratchFree(self, s: ir.ScratchFreeStmt):
-        self.b.call(self.declare("tin_free", c.VOID, [c.PTR]), [self.v(s.buffer)])
+        self.b.call(self.declare("tin_free", VOID, [PTR]), [self.v(s.buffer)])
 
     def emit_Address(self, s: ir.AddressStmt):
-        return self.b.ptrtoint(self.v(s.ptr), c.I64)
+        return self.b.ptrtoint(self.v(s.ptr), I64)
 
     def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
-        fn = self.declare("llvm.memset.p0.i64", c.VOID, [c.PTR, c.I8, c.I64, ll.IntType(1)])
-        args = [self.v(s.ptr), ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)]
+        fn = self.declare("llvm.memset.p0.i64", VOID, [PTR, I8, I64, ll.IntType(1)])
+        args = [self.v(s.ptr), ll.Constant(I8, 0), ll.Constant(I64, s.nbytes)]
         self.b.call(fn, [*args, ll.Constant(ll.IntType(1), 0)])
 
     def emit_CountIteration(self, s: ir.CountIterationStmt):
         if self.iteration_counter is not None:  # the task's own loop; not inner loops
-            count = self.b.load(self.iteration_counter, typ=c.I64)
-            self.b.store(self.b.add(count, ll.Constant(c.I64, 1)), self.iteration_counter)
+            count = self.b.load(self.iteration_counter, typ=I64)
+            self.b.store(self.b.add(count, ll.Constant(I64, 1)), self.iteration_counter)
 
     def emit_Clock(self, s: ir.ClockStmt):
-        return self.intrinsic("llvm.readcyclecounter", c.I64, [])
+        return self.intrinsic("llvm.readcyclecounter", I64, [])
 
     # -- control flow ------------------------------------------------------------------
     def emit_If(self, s: ir.IfStmt):
@@ -327,18 +327,18 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
     def emit_Print(self, s: ir.PrintStmt):
         print_id = self.gen.register_print(s)
         b = self.b
-        array = self.alloca(c.I64, "print_args") if len(s.values) <= 1 else None
+        array = self.alloca(I64, "print_args") if len(s.values) <= 1 else None
         if array is None:
-            array = self.entry_builder.alloca(c.I64, size=len(s.values), name="print_args")
+            array = self.entry_builder.alloca(I64, size=len(s.values), name="print_args")
         for k, item in enumerate(s.values):
             raw = self.v(item)
             if item.dtype.is_float:
-                raw = b.bitcast(self.cast(raw, item.dtype, types.f64), c.I64)
+                raw = b.bitcast(self.cast(raw, item.dtype, types.f64), I64)
             else:
                 raw = self.cast(raw, item.dtype, types.i64 if item.dtype.is_signed else types.u64)
-            b.store(raw, b.gep(array, [ll.Constant(c.I64, k)], source_etype=c.I64))
-        fn = self.declare("tin_print", c.VOID, [c.PTR, c.I32, c.PTR])
-        b.call(fn, [self.ctx, ll.Constant(c.I32, print_id), array])
+            b.store(raw, b.gep(array, [ll.Constant(I64, k)], source_etype=I64))
+        fn = self.declare("tin_print", VOID, [PTR, I32, PTR])
+        b.call(fn, [self.ctx, ll.Constant(I32, print_id), array])
 
     def emit_Assert(self, s: ir.AssertStmt):
         code = self.gen.register_assert(s)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
+from ti_notebook.codegen.llvm_types import I32, I64, PTR
 from ti_notebook.ir import launch_abi as abi
 
 STRIP = 1 << 16  # iterations between two polls of a long loop
@@ -35,13 +35,13 @@ class InterruptPolls:
     """Mixed into ``FunctionEmitter`` (which provides ``b``, ``fn``, ``ctx_slot``...)."""
 
     def interrupt_flag(self) -> ll.Value:
-        return self.invariant(("interrupt",), lambda: self.ctx_slot(abi.CTX_INTERRUPT, c.PTR))
+        return self.invariant(("interrupt",), lambda: self.ctx_slot(abi.CTX_INTERRUPT, PTR))
 
     def poll_interrupt(self) -> None:
         """Returns from the function when the interrupt flag is up."""
         b = self.b
-        flag = b.load_atomic(self.interrupt_flag(), "monotonic", 4, typ=c.I32)
-        stop = b.icmp_unsigned("!=", flag, ll.Constant(c.I32, 0))
+        flag = b.load_atomic(self.interrupt_flag(), "monotonic", 4, typ=I32)
+        stop = b.icmp_unsigned("!=", flag, ll.Constant(I32, 0))
         leave = self.fn.append_basic_block("interrupted")
         go_on = self.fn.append_basic_block("not_interrupted")
         branch = b.cbranch(stop, leave, go_on)
@@ -54,22 +54,22 @@ class InterruptPolls:
         """``for i in [begin, end)`` as strips of at most ``STRIP`` iterations, polling
         before each; the strip itself is a plain counted loop (vectorisable)."""
         b = self.b
-        start = self.alloca(c.I32, "strip")
+        start = self.alloca(I32, "strip")
         b.store(begin, start)
         header = self.fn.append_basic_block("strips")
         strip = self.fn.append_basic_block("strip")
         exit_block = self.fn.append_basic_block("endstrips")
         b.branch(header)
         b.position_at_end(header)
-        first = b.load(start, typ=c.I32)
+        first = b.load(start, typ=I32)
         b.cbranch(b.icmp_signed("<", first, end), strip, exit_block)
         b.position_at_end(strip)
         self.poll_interrupt()
         # in 64 bits: end - first may not fit i32 when begin is negative
-        left = b.sub(b.sext(end, c.I64), b.sext(first, c.I64))
-        limit = ll.Constant(c.I64, STRIP)
+        left = b.sub(b.sext(end, I64), b.sext(first, I64))
+        limit = ll.Constant(I64, STRIP)
         count = b.select(b.icmp_signed("<", left, limit), left, limit)
-        stop = b.add(first, b.trunc(count, c.I32), flags=["nsw"])
+        stop = b.add(first, b.trunc(count, I32), flags=["nsw"])
         self.simple_loop(first, stop, body, set_indices, exit_block)
         b.store(stop, start)
         b.branch(header)

@@ -23,8 +23,8 @@ import math
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
 from ti_notebook.codegen.interrupts import STRIP, short_constant_range
+from ti_notebook.codegen.llvm_types import I32
 from ti_notebook.ir import nodes as ir
 
 
@@ -43,8 +43,8 @@ class LoopsMixin:
         self.counted_loop(s, self.v(s.begin), self.v(s.end), extents, starts, s.body)
 
     def emit_StructFor(self, s: ir.StructForStmt):
-        zero = ll.Constant(c.I32, 0)
-        end = ll.Constant(c.I32, math.prod(s.field.shape))
+        zero = ll.Constant(I32, 0)
+        end = ll.Constant(I32, math.prod(s.field.shape))
         self.row_loop(s, s, zero, end)
 
     def emit_RowStart(self, s: ir.RowStartStmt):
@@ -103,7 +103,7 @@ class LoopsMixin:
     def row_loop(self, owner, loop, begin, end) -> None:
         """The row loop a struct-for became (``ir.StructForStmt`` says what it means):
         ``owner`` (the loop, or its task) holds ``row_width``, ``row_head`` and ``body``."""
-        width = ll.Constant(c.I32, owner.row_width)
+        width = ll.Constant(I32, owner.row_width)
 
         def row_head(flat: ll.Value) -> None:
             self.block(owner.row_head)
@@ -118,14 +118,14 @@ class LoopsMixin:
         """Runs ``[begin, end)`` by rows ending at multiples of ``width``: ``row_head(flat)``
         once per row (it may skip rows), then ``cell(flat, k)`` and ``body`` per cell."""
         b = self.b
-        counter = self.alloca(c.I32, "flat")
+        counter = self.alloca(I32, "flat")
         b.store(begin, counter)
         header = self.fn.append_basic_block("rows")
         row = self.fn.append_basic_block("row")
         exit_block = self.fn.append_basic_block("endrows")
         b.branch(header)
         b.position_at_end(header)
-        flat = b.load(counter, typ=c.I32)
+        flat = b.load(counter, typ=I32)
         b.cbranch(b.icmp_signed("<", flat, end), row, exit_block)
         b.position_at_end(row)
         long_loop = not short_constant_range(begin, end)
@@ -137,11 +137,11 @@ class LoopsMixin:
         count = b.sub(end, flat)
         count = b.select(b.icmp_signed("<", count, left_in_row), count, left_in_row)
         if long_loop:  # a long row is run as strips, with a poll before each
-            strip = ll.Constant(c.I32, STRIP)
+            strip = ll.Constant(I32, STRIP)
             count = b.select(b.icmp_signed("<", count, strip), count, strip)
         row_done = self.fn.append_basic_block("row_done")
         # ``continue`` goes to the next cell of the row, ``break`` leaves every row
-        self.simple_loop(ll.Constant(c.I32, 0), count, body, lambda k: cell(flat, k), exit_block)
+        self.simple_loop(ll.Constant(I32, 0), count, body, lambda k: cell(flat, k), exit_block)
         b.branch(row_done)
         b.position_at_end(row_done)
         b.store(b.add(flat, count, flags=["nsw"]), counter)
@@ -151,7 +151,7 @@ class LoopsMixin:
     def simple_loop(self, begin, end, body, set_indices, break_to=None) -> None:
         """``for i in [begin, end)``: ``set_indices(i)`` binds the loop's indices."""
         b = self.b
-        counter = self.alloca(c.I32, "i")
+        counter = self.alloca(I32, "i")
         b.store(begin, counter)
         header = self.fn.append_basic_block("for")
         body_block = self.fn.append_basic_block("body")
@@ -159,7 +159,7 @@ class LoopsMixin:
         exit_block = self.fn.append_basic_block("endfor")
         b.branch(header)
         b.position_at_end(header)
-        i = b.load(counter, typ=c.I32)
+        i = b.load(counter, typ=I32)
         b.cbranch(b.icmp_signed("<", i, end), body_block, exit_block)
         b.position_at_end(body_block)
         set_indices(i)
@@ -169,6 +169,6 @@ class LoopsMixin:
         if not b.block.is_terminated:
             b.branch(latch)
         b.position_at_end(latch)
-        b.store(b.add(i, ll.Constant(c.I32, 1), flags=["nsw"]), counter)
+        b.store(b.add(i, ll.Constant(I32, 1), flags=["nsw"]), counter)
         b.branch(header)
         b.position_at_end(exit_block)

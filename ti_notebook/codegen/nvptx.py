@@ -52,8 +52,8 @@ import operator
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
 from ti_notebook.codegen import nvptx_target
+from ti_notebook.codegen.llvm_types import I8, I32, I64, PTR, VOID
 from ti_notebook.codegen.module_base import ModuleGeneratorBase
 from ti_notebook.codegen.nvptx_bls import SHARED, cells_per_block, untyped
 from ti_notebook.codegen.nvptx_emitter import NvptxFunctionEmitter, device_scoped
@@ -112,13 +112,13 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
     ) -> NvptxFunctionEmitter:
         """An emitter for kernel ``name`` of ``task``, reading activity bits from the
         ``snapshot`` copy when there is one."""
-        fn = ll.Function(self.module, ll.FunctionType(c.VOID, [c.PTR]), name)
+        fn = ll.Function(self.module, ll.FunctionType(VOID, [PTR]), name)
         fn.calling_convention = "ptx_kernel"
         fn.args[0].add_attribute("noalias")
         emitter = NvptxFunctionEmitter(self, fn, task, block_dim)
         if snapshot is not None:  # the copy stands for the tree's bytes from start on
-            back = ll.Constant(c.I64, -task.snapshot[0])
-            base = emitter.entry_builder.gep(snapshot, [back], source_etype=c.I8)
+            back = ll.Constant(I64, -task.snapshot[0])
+            base = emitter.entry_builder.gep(snapshot, [back], source_etype=I8)
             emitter.snapshot = (task.field.layout().tree_id, base)
         return emitter
 
@@ -127,9 +127,9 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
         zero: yes under fast math, as CUDA's ``-use_fast_math``."""
         flag = self.module.add_metadata(
             [
-                ll.Constant(c.I32, 4),  # "override": the linked libdevice has none
+                ll.Constant(I32, 4),  # "override": the linked libdevice has none
                 ll.MetaDataString(self.module, "nvvm-reflect-ftz"),
-                ll.Constant(c.I32, int(self.options.fast_math)),
+                ll.Constant(I32, int(self.options.fast_math)),
             ]
         )
         self.module.add_named_metadata("llvm.module.flags", flag)
@@ -195,7 +195,7 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
         existing = self.module.globals.get(name)
         if existing is not None:
             return existing
-        buffer_type = ll.ArrayType(c.I8, 0)
+        buffer_type = ll.ArrayType(I8, 0)
         buffer = ll.GlobalVariable(self.module, buffer_type, name, addrspace=SHARED)
         buffer.linkage = "external"
         buffer.align = 16

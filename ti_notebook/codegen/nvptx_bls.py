@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
-from ti_notebook.codegen.common import llvm_type
+from ti_notebook.codegen.llvm_types import I8, I32, I64, VOID, llvm_type
 from ti_notebook.ir import nodes as ir
 
 SHARED = 3  # the NVPTX address space of shared memory
@@ -83,14 +82,14 @@ class BlockLocalStorage:
     """Mixed into the NVPTX emitter; ``self.shared`` is the task's plan or None."""
 
     def barrier(self) -> None:
-        self.b.call(self.declare("llvm.nvvm.barrier0", c.VOID, []), [])
+        self.b.call(self.declare("llvm.nvvm.barrier0", VOID, []), [])
 
     def emit_LocalArray(self, s: ir.LocalArrayStmt):
         if s.per_thread:  # the thread's own (local memory), not the block's
             return super().emit_LocalArray(s)
         if self.shared.dynamic:
-            offset = ll.Constant(c.I64, self.shared.offsets[s.id])
-            return self.entry_builder.gep(self.gen.dynamic_shared(), [offset], source_etype=c.I8)
+            offset = ll.Constant(I64, self.shared.offsets[s.id])
+            return self.entry_builder.gep(self.gen.dynamic_shared(), [offset], source_etype=I8)
         array_type = ll.ArrayType(llvm_type(s.dtype), s.count)
         name = f"{self.fn.name}_{s.name}{len(self.shared_arrays)}"
         array = ll.GlobalVariable(self.module, array_type, name, addrspace=SHARED)
@@ -102,13 +101,13 @@ class BlockLocalStorage:
 
     def zero_shared(self, ptr: ll.Value, nbytes: int) -> None:
         """Zeroes a shared buffer, the block's threads taking every ntid-th word."""
-        word, size = (c.I32, 4) if nbytes % 4 == 0 else (c.I8, 1)
+        word, size = (I32, 4) if nbytes % 4 == 0 else (I8, 1)
         zero = ll.Constant(word, 0)
 
         def clear(k: ll.Value) -> None:
             self.b.store(zero, self.b.gep(ptr, [k], source_etype=word))
 
-        self.strided(ll.Constant(c.I32, 0), ll.Constant(c.I32, nbytes // size), clear)
+        self.strided(ll.Constant(I32, 0), ll.Constant(I32, nbytes // size), clear)
 
     def emit_RangeFor(self, s: ir.RangeForStmt):
         if self.shared is None or s.block_role is None:
@@ -122,7 +121,7 @@ class BlockLocalStorage:
         def cell(flat: ll.Value) -> None:
             indices = self.split_index(flat, extents, starts) if extents else [flat]
             self.loop_indices[s.id] = indices
-            first_draw = self.b.mul(flat, ll.Constant(c.I32, RANDOM_DRAWS_PER_CELL))
+            first_draw = self.b.mul(flat, ll.Constant(I32, RANDOM_DRAWS_PER_CELL))
             for counter in sites:
                 if counter is not None:
                     self.b.store(first_draw, counter)
@@ -142,7 +141,7 @@ class BlockLocalStorage:
     def strided_from(self, first, step, end, run, loops: bool = False) -> None:
         """``for k in [first, end) step step: run(k)`` (i32)."""
         b = self.b
-        counter = self.alloca(c.I32, "block_k")
+        counter = self.alloca(I32, "block_k")
         b.store(first, counter)
         header, body, latch, exit_block = (
             self.fn.append_basic_block(n)
@@ -150,7 +149,7 @@ class BlockLocalStorage:
         )
         b.branch(header)
         b.position_at_end(header)
-        k = b.load(counter, typ=c.I32)
+        k = b.load(counter, typ=I32)
         b.cbranch(b.icmp_signed("<", k, end), body, exit_block)
         b.position_at_end(body)
         if loops:

@@ -31,8 +31,8 @@ import re
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
 from ti_notebook.codegen.function import FunctionEmitter
+from ti_notebook.codegen.llvm_types import I1, I8, I32, I64, VOID
 from ti_notebook.codegen.loops import RowState
 from ti_notebook.codegen.nvptx_bls import SHARED, BlockLocalStorage, SharedMemoryPlan
 from ti_notebook.codegen.nvptx_math import NvptxMath
@@ -136,7 +136,7 @@ class NvptxFunctionEmitter(
 
     def sreg(self, name: str) -> ll.Value:
         """A special register's x component (``tid``, ``ctaid``, ``ntid``, ``nctaid``)."""
-        return self.intrinsic(f"llvm.nvvm.read.ptx.sreg.{name}.x", c.I32, [])
+        return self.intrinsic(f"llvm.nvvm.read.ptx.sreg.{name}.x", I32, [])
 
     # -- the task ----------------------------------------------------------------------
     def emit_task(self) -> None:
@@ -156,14 +156,14 @@ class NvptxFunctionEmitter(
 
     def bound(self, value) -> ll.Value:
         if isinstance(value, int):
-            return ll.Constant(c.I64, value)
-        return self.b.sext(self.v(value), c.I64)
+            return ll.Constant(I64, value)
+        return self.b.sext(self.v(value), I64)
 
     def grid_stride_loop(self, task: ir.OffloadedStmt) -> None:
         b = self.b
         begin, end = self.bound(task.begin), self.bound(task.end)
-        tid, block, size, blocks = (b.zext(self.sreg(n), c.I64) for n in _SREGS)
-        counter = self.alloca(c.I64, "grid_i")
+        tid, block, size, blocks = (b.zext(self.sreg(n), I64) for n in _SREGS)
+        counter = self.alloca(I64, "grid_i")
         if self.shared is None:  # a thread per iteration
             b.store(b.add(begin, b.add(b.mul(block, size), tid)), counter)
             stride = b.mul(size, blocks)
@@ -175,12 +175,12 @@ class NvptxFunctionEmitter(
         )
         b.branch(header)
         b.position_at_end(header)
-        flat = b.load(counter, typ=c.I64)
+        flat = b.load(counter, typ=I64)
         b.cbranch(b.icmp_signed("<", flat, end), body, exit_block)
         b.position_at_end(body)
         if self.shared is not None:
             self.barrier()  # the previous block's buffers are done with
-        self.bind_iteration(task, b.trunc(flat, c.I32), latch)
+        self.bind_iteration(task, b.trunc(flat, I32), latch)
         self.loop_targets.append((latch, exit_block))
         if task.kind == "struct_for":
             self.block(task.row_head)
@@ -198,7 +198,7 @@ class NvptxFunctionEmitter(
         loop = task.loop
         if task.kind == "struct_for":
             self.rows[loop.id] = RowState(None, latch, i)
-            self.rows[loop.id].offset = ll.Constant(c.I32, 0)
+            self.rows[loop.id].offset = ll.Constant(I32, 0)
         elif task.extents:
             extents = [self.v(e) for e in task.extents]
             starts = [self.v(s) for s in task.starts]
@@ -250,15 +250,15 @@ class NvptxFunctionEmitter(
         if ptr.type.addrspace == SHARED:
             return self.zero_shared(ptr, s.nbytes)
         name = f"llvm.memset.p{ptr.type.addrspace}.i64"
-        fn = self.declare(name, c.VOID, [ptr.type, c.I8, c.I64, c.I1])
-        zero, size = ll.Constant(c.I8, 0), ll.Constant(c.I64, s.nbytes)
-        self.b.call(fn, [ptr, zero, size, ll.Constant(c.I1, 0)])
+        fn = self.declare(name, VOID, [ptr.type, I8, I64, I1])
+        zero, size = ll.Constant(I8, 0), ll.Constant(I64, s.nbytes)
+        self.b.call(fn, [ptr, zero, size, ll.Constant(I1, 0)])
 
     def emit_ScratchAlloc(self, s: ir.ScratchAllocStmt):
         raise TiInternalError("a privatised scatter reached the CUDA code generator", s.pos)
 
     def emit_Clock(self, s: ir.ClockStmt):
-        return self.intrinsic("llvm.nvvm.read.ptx.sreg.clock64", c.I64, [])
+        return self.intrinsic("llvm.nvvm.read.ptx.sreg.clock64", I64, [])
 
 
 _SREGS = ("tid", "ctaid", "ntid", "nctaid")

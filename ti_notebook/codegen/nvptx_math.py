@@ -3,7 +3,7 @@
 LLVM's NVPTX back end cannot select ``llvm.sin/cos/tan/pow`` (without ``afn``),
 ``llvm.sin.f64`` or ``llvm.exp/log``: it aborts the whole process ("Cannot select"),
 which would kill a notebook's kernel. So the CPU's intrinsics
-(``Arithmetic.transcendental`` in ``codegen/common.py``) are replaced here:
+(``Arithmetic.transcendental`` in ``codegen/arithmetic.py``) are replaced here:
 
 - with ``fast_math`` (the default), f32 ``sin cos tan exp log`` use the special
   function unit's approximations (``sin.approx.f32``, ``ex2.approx.f32``...), as CUDA's
@@ -18,7 +18,7 @@ which would kill a notebook's kernel. So the CPU's intrinsics
   ``tanh`` under fast math then uses the approximation, and ``pow`` too, with the sign
   and the special cases of C's ``powf`` restored (:meth:`NvptxMath.approximate_pow`).
 
-f16 is computed in f32. The ops are :data:`~ti_notebook.codegen.common.TRANSCENDENTAL`
+f16 is computed in f32. The ops are :data:`~ti_notebook.codegen.arithmetic.TRANSCENDENTAL`
 plus ``pow`` and ``atan2``.
 
     >>> libdevice_name("sin", 32), libdevice_name("atan2", 64)
@@ -35,7 +35,7 @@ import re
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import nvptx_target
-from ti_notebook.codegen.common import llvm_type
+from ti_notebook.codegen.llvm_types import llvm_type
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir import types
 

@@ -32,7 +32,7 @@ import re
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
+from ti_notebook.codegen.llvm_types import I8, I32, I64, PTR
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
 
@@ -120,23 +120,21 @@ class DevicePrint:
         for item, spec in zip(s.values, s.specs, strict=True):
             raw = self.v(item)
             if item.dtype.is_float:
-                slots.append(b.bitcast(self.cast(raw, item.dtype, types.f64), c.I64))
+                slots.append(b.bitcast(self.cast(raw, item.dtype, types.f64), I64))
                 continue
             wide = types.i64 if item.dtype.is_signed else types.u64
             raw = self.cast(raw, item.dtype, wide)
             if signed_magnitude(item.dtype.name, spec):
-                negative = b.icmp_signed("<", raw, ll.Constant(c.I64, 0))
+                negative = b.icmp_signed("<", raw, ll.Constant(I64, 0))
                 sign = b.select(negative, self.sign_string("-"), self.sign_string(""))
-                slots.append(b.ptrtoint(sign, c.I64))
+                slots.append(b.ptrtoint(sign, I64))
                 raw = b.select(negative, b.neg(raw), raw)
             slots.append(raw)
-        args = self.entry_builder.alloca(
-            ll.ArrayType(c.I64, max(len(slots), 1)), name="printf_args"
-        )
+        args = self.entry_builder.alloca(ll.ArrayType(I64, max(len(slots), 1)), name="printf_args")
         args.align = 8
         for k, raw in enumerate(slots):
-            b.store(raw, b.gep(args, [ll.Constant(c.I64, 0), ll.Constant(c.I32, k)]))
-        vprintf = self.declare("vprintf", c.I32, [c.PTR, c.PTR])
+            b.store(raw, b.gep(args, [ll.Constant(I64, 0), ll.Constant(I32, k)]))
+        vprintf = self.declare("vprintf", I32, [PTR, PTR])
         b.call(vprintf, [self.format_string(printf_format(s)), args])
 
     def sign_string(self, text: str) -> ll.Value:
@@ -145,20 +143,20 @@ class DevicePrint:
         string = self.module.globals.get(name)
         if string is None:
             data = bytearray(text.encode() + b"\0")
-            string_type = ll.ArrayType(c.I8, len(data))
+            string_type = ll.ArrayType(I8, len(data))
             string = ll.GlobalVariable(self.module, string_type, name, addrspace=CONSTANT_SPACE)
             string.global_constant = True
             string.linkage = "private"
             string.initializer = ll.Constant(string_type, data)
-        return self.b.addrspacecast(string, c.PTR)
+        return self.b.addrspacecast(string, PTR)
 
     def format_string(self, text: str) -> ll.Value:
         """A generic pointer to ``text`` (NUL-terminated) in constant memory."""
         data = bytearray(text.encode("utf-8") + b"\0")
-        string_type = ll.ArrayType(c.I8, len(data))
+        string_type = ll.ArrayType(I8, len(data))
         name = f"{self.gen.prefix}_format{len(self.gen.prints) - 1}"
         string = ll.GlobalVariable(self.module, string_type, name, addrspace=CONSTANT_SPACE)
         string.global_constant = True
         string.linkage = "private"
         string.initializer = ll.Constant(string_type, data)
-        return self.b.addrspacecast(string, c.PTR)
+        return self.b.addrspacecast(string, PTR)

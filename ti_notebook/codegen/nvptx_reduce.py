@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
-from ti_notebook.codegen.common import llvm_type
+from ti_notebook.codegen.llvm_types import I32, I64, llvm_type
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
 from ti_notebook.ir.devices import WARP_SIZE
@@ -55,20 +54,20 @@ class WarpReduction:
         bits = ll.IntType(dtype.bits)
         raw = b.bitcast(value, bits) if dtype.is_float else value
         if dtype.bits < 32:
-            moved = b.trunc(self._shuffle32(b.zext(raw, c.I32))(offset), bits)
+            moved = b.trunc(self._shuffle32(b.zext(raw, I32))(offset), bits)
         else:  # 64 bits: each half on its own
-            low = self._shuffle32(b.trunc(raw, c.I32))(offset)
-            high_bits = b.trunc(b.lshr(raw, ll.Constant(c.I64, 32)), c.I32)
+            low = self._shuffle32(b.trunc(raw, I32))(offset)
+            high_bits = b.trunc(b.lshr(raw, ll.Constant(I64, 32)), I32)
             high = self._shuffle32(high_bits)(offset)
-            moved = b.or_(b.shl(b.zext(high, c.I64), ll.Constant(c.I64, 32)), b.zext(low, c.I64))
+            moved = b.or_(b.shl(b.zext(high, I64), ll.Constant(I64, 32)), b.zext(low, I64))
         return b.bitcast(moved, llvm_type(dtype)) if dtype.is_float else moved
 
     def _shuffle32(self, value: ll.Value):
         suffix = "f32" if isinstance(value.type, ll.FloatType) else "i32"
         name = f"llvm.nvvm.shfl.sync.down.{suffix}"
-        fn = self.declare(name, value.type, [c.I32, value.type, c.I32, c.I32])
-        everyone, clamp = ll.Constant(c.I32, -1), ll.Constant(c.I32, WARP - 1)
-        return lambda offset: self.b.call(fn, [everyone, value, ll.Constant(c.I32, offset), clamp])
+        fn = self.declare(name, value.type, [I32, value.type, I32, I32])
+        everyone, clamp = ll.Constant(I32, -1), ll.Constant(I32, WARP - 1)
+        return lambda offset: self.b.call(fn, [everyone, value, ll.Constant(I32, offset), clamp])
 
     def warp_reduce(self, op: str, value: ll.Value, dtype: types.DataType) -> ll.Value:
         """The warp's ``op``-combination of ``value``, valid in lane 0."""
@@ -80,10 +79,10 @@ class WarpReduction:
         """The reduction's epilogue atomic, done once per warp by lane 0."""
         b = self.b
         total = self.warp_reduce(s.op, self.v(s.value), s.value.dtype)
-        lane = b.and_(self.sreg("tid"), ll.Constant(c.I32, WARP - 1))
+        lane = b.and_(self.sreg("tid"), ll.Constant(I32, WARP - 1))
         first = self.fn.append_basic_block("warp_leader")
         after = self.fn.append_basic_block("warp_done")
-        b.cbranch(b.icmp_unsigned("==", lane, ll.Constant(c.I32, 0)), first, after)
+        b.cbranch(b.icmp_unsigned("==", lane, ll.Constant(I32, 0)), first, after)
         b.position_at_end(first)
         self.atomic(s.op, self.v(s.dest), total, s.value.dtype)
         b.branch(after)

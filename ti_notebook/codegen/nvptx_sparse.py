@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
+from ti_notebook.codegen.llvm_types import I8, I32, I64
 from ti_notebook.codegen.loops import RowState
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
@@ -66,8 +66,8 @@ class BlockList:
 
     def __init__(self, module: ll.Module, name: str, span: int, blocks: int) -> None:
         self.span, self.blocks = span, blocks
-        self.slots = device_global(module, f"{name}_blocks", ll.ArrayType(c.I32, blocks))
-        self.count = device_global(module, f"{name}_count", c.I32)
+        self.slots = device_global(module, f"{name}_blocks", ll.ArrayType(I32, blocks))
+        self.count = device_global(module, f"{name}_count", I32)
 
 
 class SparseKernels:
@@ -76,7 +76,7 @@ class SparseKernels:
     def snapshot_kernel(self, task: ir.OffloadedStmt, name: str) -> ll.GlobalVariable:
         """The kernel copying ``task``'s activity bits; returns the copy."""
         start, size = task.snapshot
-        word, width = (c.I32, 4) if size % 4 == 0 else (c.I8, 1)
+        word, width = (I32, 4) if size % 4 == 0 else (I8, 1)
         copy = device_global(self.module, f"{name}_bits", ll.ArrayType(word, size // width))
         copier = self.task_emitter(f"{name}_snapshot", task, HELPER_BLOCK_DIM, None)
         copier.emit_snapshot_copy(copy, start, size // width, word)
@@ -122,17 +122,17 @@ class ListedBlocks:
     def emit_snapshot_copy(self, copy: ll.Value, start: int, words: int, word: ll.Type) -> None:
         b = self.b
         root = self.root(self.task.field.layout().tree_id)
-        source = b.gep(root, [ll.Constant(c.I64, start)], source_etype=c.I8)
+        source = b.gep(root, [ll.Constant(I64, start)], source_etype=I8)
 
         def copy_word(k: ll.Value) -> None:
             value = b.load(b.gep(source, [k], source_etype=word), typ=word)
             b.store(value, b.gep(copy, [k], source_etype=word))
 
-        self.strided_from(*self.thread_grid(), ll.Constant(c.I32, words), copy_word)
+        self.strided_from(*self.thread_grid(), ll.Constant(I32, words), copy_word)
         self.finish()
 
     def emit_list_clear(self, blocks: BlockList) -> None:
-        self.b.store(ll.Constant(c.I32, 0), blocks.count)
+        self.b.store(ll.Constant(I32, 0), blocks.count)
         self.finish()
 
     def emit_list_generation(self, blocks: BlockList) -> None:
@@ -141,27 +141,27 @@ class ListedBlocks:
         self.block(task.prologue)
 
         def visit_block(number: ll.Value) -> None:
-            start = b.mul(number, ll.Constant(c.I32, blocks.span))
+            start = b.mul(number, ll.Constant(I32, blocks.span))
             self.rows[task.loop.id] = RowState(None, self.loop_targets[-1][0], start)
-            self.rows[task.loop.id].offset = ll.Constant(c.I32, 0)
+            self.rows[task.loop.id].offset = ll.Constant(I32, 0)
             self.block(task.row_head)  # a SkipRows there goes on to the next block
-            slot = self.atomic("add", blocks.count, ll.Constant(c.I32, 1), types.u32)
-            b.store(number, b.gep(blocks.slots, [slot], source_etype=c.I32))
+            slot = self.atomic("add", blocks.count, ll.Constant(I32, 1), types.u32)
+            b.store(number, b.gep(blocks.slots, [slot], source_etype=I32))
 
-        last = ll.Constant(c.I32, blocks.blocks)
+        last = ll.Constant(I32, blocks.blocks)
         self.strided_from(*self.thread_grid(), last, visit_block, loops=True)
         self.finish()
 
     def listed_blocks_loop(self, blocks: BlockList) -> None:
         """The task's loop: a CUDA block per list entry, a thread per cell of it."""
         task, b = self.task, self.b
-        end = b.trunc(self.bound(task.end), c.I32)
-        count = b.load(blocks.count, typ=c.I32)
+        end = b.trunc(self.bound(task.end), I32)
+        count = b.load(blocks.count, typ=I32)
 
         def run_entry(entry: ll.Value) -> None:
-            number = b.load(b.gep(blocks.slots, [entry], source_etype=c.I32), typ=c.I32)
-            start = b.mul(number, ll.Constant(c.I32, blocks.span))
-            stop = b.add(start, ll.Constant(c.I32, blocks.span))
+            number = b.load(b.gep(blocks.slots, [entry], source_etype=I32), typ=I32)
+            start = b.mul(number, ll.Constant(I32, blocks.span))
+            stop = b.add(start, ll.Constant(I32, blocks.span))
             stop = b.select(b.icmp_signed("<", stop, end), stop, end)
             self.strided(start, stop, run_cell, loops=True)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
+from ti_notebook.codegen.llvm_types import I8, I32, I64, PTR, declare
 from ti_notebook.ir import launch_abi as abi
 
 _CLOCK_MONOTONIC = 1
@@ -41,28 +41,28 @@ def now_ns(module: ll.Module) -> ll.Function:
     existing = module.globals.get("tin_now_ns")
     if existing is not None:
         return existing
-    fn = ll.Function(module, ll.FunctionType(c.I64, []), "tin_now_ns")
+    fn = ll.Function(module, ll.FunctionType(I64, []), "tin_now_ns")
     fn.linkage = "internal"
-    clock = c.declare(module, "clock_gettime", c.I32, [c.I32, c.PTR])
+    clock = declare(module, "clock_gettime", I32, [I32, PTR])
     b = ll.IRBuilder(fn.append_basic_block("entry"))
-    spec = b.alloca(ll.ArrayType(c.I64, 2))
-    b.call(clock, [ll.Constant(c.I32, _CLOCK_MONOTONIC), spec])
-    seconds = b.load(b.gep(spec, [ll.Constant(c.I64, 0)], source_etype=c.I64), typ=c.I64)
-    nanos = b.load(b.gep(spec, [ll.Constant(c.I64, 1)], source_etype=c.I64), typ=c.I64)
-    b.ret(b.add(b.mul(seconds, ll.Constant(c.I64, 1_000_000_000)), nanos))
+    spec = b.alloca(ll.ArrayType(I64, 2))
+    b.call(clock, [ll.Constant(I32, _CLOCK_MONOTONIC), spec])
+    seconds = b.load(b.gep(spec, [ll.Constant(I64, 0)], source_etype=I64), typ=I64)
+    nanos = b.load(b.gep(spec, [ll.Constant(I64, 1)], source_etype=I64), typ=I64)
+    b.ret(b.add(b.mul(seconds, ll.Constant(I64, 1_000_000_000)), nanos))
     return fn
 
 
 def word(b: ll.IRBuilder, buffer: ll.Value, index: ll.Value | int) -> ll.Value:
     """Pointer to word ``index`` of the event buffer."""
     if isinstance(index, int):
-        index = ll.Constant(c.I64, index)
-    return b.gep(buffer, [index], source_etype=c.I64)
+        index = ll.Constant(I64, index)
+    return b.gep(buffer, [index], source_etype=I64)
 
 
 def buffer_of(b: ll.IRBuilder, ctx: ll.Value) -> ll.Value:
-    slot = b.gep(ctx, [ll.Constant(c.I64, abi.CTX_PROFILE)], source_etype=c.I8)
-    return b.load(slot, typ=c.PTR)
+    slot = b.gep(ctx, [ll.Constant(I64, abi.CTX_PROFILE)], source_etype=I8)
+    return b.load(slot, typ=PTR)
 
 
 def stamp(b: ll.IRBuilder, module: ll.Module, buffer: ll.Value, index: int) -> None:
@@ -83,28 +83,28 @@ def profiled_chunk(
     started = b.call(clock, [])
     b.call(chunk, [ctx, begin, end])
     ended = b.call(clock, [])
-    index = b.call(c.declare(module, "tin_thread_index", c.I32, []), [])
+    index = b.call(declare(module, "tin_thread_index", I32, []), [])
     # a pool larger than this kernel's thread count (a later ti.init asked for fewer)
     # folds the extra threads into the last slot rather than writing past the buffer
-    last = ll.Constant(c.I32, layout.threads - 1)
+    last = ll.Constant(I32, layout.threads - 1)
     index = b.select(b.icmp_unsigned("<", index, last), index, last)
     base = b.add(
-        ll.Constant(c.I64, layout.thread(k, 0)),
-        b.mul(b.zext(index, c.I64), ll.Constant(c.I64, abi.THREAD_WORDS)),
+        ll.Constant(I64, layout.thread(k, 0)),
+        b.mul(b.zext(index, I64), ll.Constant(I64, abi.THREAD_WORDS)),
     )
     buffer = buffer_of(b, ctx)
     first_ptr, last_ptr, busy_ptr, count_ptr = (
-        word(b, buffer, b.add(base, ll.Constant(c.I64, n))) for n in range(abi.THREAD_WORDS)
+        word(b, buffer, b.add(base, ll.Constant(I64, n))) for n in range(abi.THREAD_WORDS)
     )
-    first = b.load(first_ptr, typ=c.I64)
-    unset = b.icmp_signed("==", first, ll.Constant(c.I64, 0))
+    first = b.load(first_ptr, typ=I64)
+    unset = b.icmp_signed("==", first, ll.Constant(I64, 0))
     earlier = b.icmp_signed("<", started, first)
     b.store(b.select(b.or_(unset, earlier), started, first), first_ptr)
-    latest = b.load(last_ptr, typ=c.I64)
+    latest = b.load(last_ptr, typ=I64)
     b.store(b.select(b.icmp_signed(">", ended, latest), ended, latest), last_ptr)
-    busy = b.load(busy_ptr, typ=c.I64)
+    busy = b.load(busy_ptr, typ=I64)
     b.store(b.add(busy, b.sub(ended, started)), busy_ptr)
-    count = b.load(count_ptr, typ=c.I64)
+    count = b.load(count_ptr, typ=I64)
     b.store(b.add(count, b.sub(end, begin)), count_ptr)
     b.ret_void()
     return fn
@@ -115,4 +115,4 @@ def add_counted(b: ll.IRBuilder, ctx: ll.Value, layout: abi.ProfileLayout, k: in
     buffer = buffer_of(b, ctx)
     b.atomic_rmw("add", word(b, buffer, layout.task(k) + 2), n, "monotonic")
     # every chunk writes the same 1: the race is harmless, and an atomic costs nothing here
-    b.atomic_rmw("xchg", word(b, buffer, layout.task(k) + 3), ll.Constant(c.I64, 1), "monotonic")
+    b.atomic_rmw("xchg", word(b, buffer, layout.task(k) + 3), ll.Constant(I64, 1), "monotonic")

@@ -26,14 +26,13 @@ import math
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import common as c
-from ti_notebook.codegen.common import llvm_type
+from ti_notebook.codegen.llvm_types import I32, I64, llvm_type
 from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import philox
 
 _PHILOX = "tin_philox4x32_10"
-_WORDS = ll.LiteralStructType([c.I32] * 4)
+_WORDS = ll.LiteralStructType([I32] * 4)
 _MANTISSA = {16: 11, 32: 24, 64: 53}  # bits a uniform float in [0, 1) can hold exactly
 
 
@@ -57,7 +56,7 @@ class RandomMixin:
     def _number_sites(self, block: ir.Block, looped: bool) -> None:
         for stmt in block.stmts:
             if isinstance(stmt, ir.RandStmt):
-                counter = self.alloca(c.I32, "random_count") if looped else None
+                counter = self.alloca(I32, "random_count") if looped else None
                 self.rng_sites[stmt.id] = (next(self.gen.random_sites), counter)
                 if counter is not None:
                     self.rng_counters.append(counter)
@@ -83,21 +82,21 @@ class RandomMixin:
 
     def _reset_counters(self) -> None:
         for counter in self.rng_counters:
-            self.b.store(ll.Constant(c.I32, 0), counter)
+            self.b.store(ll.Constant(I32, 0), counter)
 
     # -- the draw ----------------------------------------------------------------------
     def emit_Rand(self, s: ir.RandStmt):
         b = self.b
         site, counter = self.rng_sites[s.id]
-        count = ll.Constant(c.I32, 0)
+        count = ll.Constant(I32, 0)
         if counter is not None:
-            count = b.load(counter, typ=c.I32)
-            b.store(b.add(count, ll.Constant(c.I32, 1)), counter)
+            count = b.load(counter, typ=I32)
+            b.store(b.add(count, ll.Constant(I32, 1)), counter)
         iteration = self.rng_iteration
         if iteration is None:
-            iteration = ll.Constant(c.I32, 0)
+            iteration = ll.Constant(I32, 0)
         key = self.random_key()
-        counter_words = [iteration, ll.Constant(c.I32, site), count, ll.Constant(c.I32, 0)]
+        counter_words = [iteration, ll.Constant(I32, site), count, ll.Constant(I32, 0)]
         block = b.call(self.philox_function(), [*counter_words, *key])
         words = [b.extract_value(block, k) for k in range(4)]
         if s.normal:
@@ -110,17 +109,17 @@ class RandomMixin:
 
     def join64(self, high: ll.Value, low: ll.Value) -> ll.Value:
         b = self.b
-        wide = b.shl(b.zext(high, c.I64), ll.Constant(c.I64, 32))
-        return b.or_(wide, b.zext(low, c.I64))
+        wide = b.shl(b.zext(high, I64), ll.Constant(I64, 32))
+        return b.or_(wide, b.zext(low, I64))
 
     def uniform(self, low: ll.Value, high: ll.Value, dtype, plus_one: bool = False):
         """A float in [0, 1) from the top mantissa bits (``plus_one``: in (0, 1])."""
         b = self.b
         bits = _MANTISSA[dtype.bits]
         if bits > 32:
-            word, width = self.join64(high, low), c.I64
+            word, width = self.join64(high, low), I64
         else:
-            word, width = low, c.I32
+            word, width = low, I32
         top = b.lshr(word, ll.Constant(width, width.width - bits))
         if plus_one:  # log(u) needs u > 0
             top = b.add(top, ll.Constant(width, 1))
@@ -149,43 +148,41 @@ class RandomMixin:
         """The launch's Philox key (two i32 words), computed once in the entry block."""
 
         def make():
-            stream = self.ctx_slot(abi.CTX_STREAM, c.I64)
-            launch = self.ctx_slot(abi.CTX_LAUNCH, c.I64)
+            stream = self.ctx_slot(abi.CTX_STREAM, I64)
+            launch = self.ctx_slot(abi.CTX_LAUNCH, I64)
             key = self.with_entry(lambda: self.mix64(self.b.xor(stream, self.mix64(launch))))
             eb = self.entry_builder
-            high = eb.trunc(eb.lshr(key, ll.Constant(c.I64, 32)), c.I32)
-            return [eb.trunc(key, c.I32), high]
+            high = eb.trunc(eb.lshr(key, ll.Constant(I64, 32)), I32)
+            return [eb.trunc(key, I32), high]
 
         return self.invariant(("random_key",), make)
 
     def mix64(self, x: ll.Value) -> ll.Value:
         b = self.b
         for shift, multiplier in ((30, philox.MIX_M1), (27, philox.MIX_M2)):
-            x = b.mul(
-                b.xor(x, b.lshr(x, ll.Constant(c.I64, shift))), ll.Constant(c.I64, multiplier)
-            )
-        return b.xor(x, b.lshr(x, ll.Constant(c.I64, 31)))
+            x = b.mul(b.xor(x, b.lshr(x, ll.Constant(I64, shift))), ll.Constant(I64, multiplier))
+        return b.xor(x, b.lshr(x, ll.Constant(I64, 31)))
 
     def philox_function(self) -> ll.Function:
         """``tin_philox4x32_10(c0, c1, c2, c3, k0, k1)``: one block of four words."""
         existing = self.module.globals.get(_PHILOX)
         if existing is not None:
             return existing
-        fn = ll.Function(self.module, ll.FunctionType(_WORDS, [c.I32] * 6), _PHILOX)
+        fn = ll.Function(self.module, ll.FunctionType(_WORDS, [I32] * 6), _PHILOX)
         fn.linkage = "internal"
         fn.attributes.add("alwaysinline")  # one call per draw: inlined, so it vectorises
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         c0, c1, c2, c3, k0, k1 = fn.args
-        i64 = c.I64
+        i64 = I64
 
         def mul_hi_lo(multiplier: int, value: ll.Value):
             product = b.mul(b.zext(value, i64), ll.Constant(i64, multiplier))
-            return b.trunc(b.lshr(product, ll.Constant(i64, 32)), c.I32), b.trunc(product, c.I32)
+            return b.trunc(b.lshr(product, ll.Constant(i64, 32)), I32), b.trunc(product, I32)
 
         for round_ in range(philox.PHILOX_ROUNDS):
             if round_:
-                k0 = b.add(k0, ll.Constant(c.I32, philox.PHILOX_W0))
-                k1 = b.add(k1, ll.Constant(c.I32, philox.PHILOX_W1))
+                k0 = b.add(k0, ll.Constant(I32, philox.PHILOX_W0))
+                k1 = b.add(k1, ll.Constant(I32, philox.PHILOX_W1))
             hi0, lo0 = mul_hi_lo(philox.PHILOX_M0, c0)
             hi1, lo1 = mul_hi_lo(philox.PHILOX_M1, c2)
             c0, c1, c2, c3 = b.xor(b.xor(hi1, c1), k0), lo1, b.xor(b.xor(hi0, c3), k1), lo0

@@ -243,7 +243,7 @@ class IRBuilder:
 
     def _check_exponent(self, rhs, exponent: ir.Stmt) -> None:
         """Debug mode: an integer power's exponent must not be negative (Taichi's
-        check); without debug the power is exact where it can be (codegen/common.py)."""
+        check); without debug the power is exact where it can be (codegen/arithmetic.py)."""
         if is_constant(rhs) and rhs >= 0:
             return
         ok = self.binary("ge", exponent, 0)

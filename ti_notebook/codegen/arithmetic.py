@@ -1,12 +1,27 @@
-"""Pieces of LLVM code generation that every backend shares: types and arithmetic.
+"""Typed arithmetic, casts and math in LLVM IR: the part of the emitter every backend shares.
 
 Arithmetic follows Python where Taichi does: ``//`` floors, ``%`` takes the divisor's
 sign, integer division by zero gives 0 instead of trapping (a trap would kill the
 notebook's kernel process).
 
+An emitter is a subclass that owns a builder; ``a // b`` on i32 divides by 1 where ``b``
+is 0 (then selects 0), floors a quotient whose remainder's sign differs from ``b``'s:
+
+    >>> from ti_notebook.codegen.llvm_types import I32
     >>> from ti_notebook.ir import types
-    >>> str(llvm_type(types.f32)), str(llvm_type(types.u8))
-    ('float', 'i8')
+    >>> class Emitter(Arithmetic):
+    ...     fast_math = False
+    ...     def __init__(self):
+    ...         self.module = ll.Module()
+    ...         fn = ll.Function(self.module, ll.FunctionType(I32, [I32, I32]), "f")
+    ...         self.b = ll.IRBuilder(fn.append_basic_block())
+    >>> e = Emitter()
+    >>> a, b = e.b.function.args
+    >>> quotient = e.binary("floordiv", a, b, types.i32)
+    >>> [i.opname for i in e.b.block.instructions if i.opname in ("sdiv", "srem", "select")]
+    ['select', 'select', 'sdiv', 'srem', 'select', 'select']
+    >>> e.cast(a, types.i32, types.f32).opname
+    'sitofp'
 """
 
 from __future__ import annotations
@@ -14,37 +29,12 @@ from __future__ import annotations
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import inline_exp, vector_math
+from ti_notebook.codegen.llvm_types import I1, I32, declare, llvm_type
 from ti_notebook.ir import types
-
-I1 = ll.IntType(1)
-I8 = ll.IntType(8)
-I32 = ll.IntType(32)
-I64 = ll.IntType(64)
-F64 = ll.DoubleType()
-PTR = ll.PointerType()
-VOID = ll.VoidType()
 
 FAST_FLAGS = ("reassoc", "nsz", "arcp", "contract", "afn")
 # unary math that is a call or a long expansion on some target (Arithmetic.transcendental)
 TRANSCENDENTAL = frozenset({"sin", "cos", "tan", "exp", "log", "asin", "acos", "atan", "tanh"})
-
-
-def declare(module: ll.Module, name: str, ret: ll.Type, arg_types: list) -> ll.Function:
-    """The function ``name`` of ``module``, declared (external) if it is not there yet."""
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    return ll.Function(module, ll.FunctionType(ret, arg_types), name)
-
-
-def llvm_type(dtype: types.DataType) -> ll.Type:
-    if dtype.is_float:
-        return {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[dtype.bits]
-    return ll.IntType(dtype.bits)
-
-
-def const(dtype: types.DataType, value) -> ll.Constant:
-    return ll.Constant(llvm_type(dtype), float(value) if dtype.is_float else int(value))
 
 
 class Arithmetic:
