@@ -43,8 +43,6 @@ def resolve_arch(requested: str, cuda_sim: bool = False) -> str:
         if cuda_sim:
             return "cuda"
         reason = devices.cuda_unavailable_reason()
-        if reason is None and not _has_device_runtime():
-            reason = "a CUDA device is present, but this ti_notebook cannot launch on it yet"
         if reason is None:
             return "cuda"
         if reason not in _warned:
@@ -70,12 +68,6 @@ def resolve_arch(requested: str, cuda_sim: bool = False) -> str:
         stacklevel=5,  # the caller of ti.init (via make_config, resolve_arch)
     )
     return "cpu"
-
-
-def _has_device_runtime() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("ti_notebook.compiler.backends.cuda_device") is not None
 
 
 @functools.cache

@@ -11,8 +11,10 @@ cross tasks (``passes/spill_between_tasks.py``) and has no ``privatize_scatter``
 contract); ``load`` optimises it at O3 with libdevice linked when needed and keeps the
 PTX as the artifact's code; loading it onto a device is the launcher's part, not here:
 :meth:`CudaBackend.launchable` gives a :class:`PtxKernel`, which only describes what
-to launch. ``ti.init(arch=ti.cuda)`` still runs on the CPU; to see a kernel's PTX from
-any session, ``kernel.stages(*args, arch="cuda")`` compiles it with this backend.
+to launch. ``ti.init(arch=ti.cuda)`` runs kernels through the subclasses that load and
+launch this code: ``backends/cuda_device.py`` (a GPU) and ``backends/cuda_sim.py`` (the
+SIMT emulator). ``kernel.stages(*args, arch="cuda")`` compiles with this backend itself,
+from any session, to show a kernel's PTX.
 
     >>> backend = CudaBackend(compute_capability="sm_80")
     >>> backend.arch, backend.stage_names, backend.cache_subdir
@@ -72,10 +74,10 @@ class PtxKernel:
 
     def launch(self, args) -> None:
         raise TiRuntimeError(
-            f"kernel '{self.name}' was compiled for CUDA, and this ti_notebook cannot launch "
-            "CUDA kernels yet",
-            hint="ti.init(arch=ti.cuda) runs kernels on the CPU for now; kernel.stages(..., "
-            'arch="cuda") shows the PTX',
+            f"kernel '{self.name}' was compiled for CUDA to show its stages: its PTX is not "
+            "loaded on a device, so it cannot run from here",
+            hint="ti.init(arch=ti.cuda) runs kernels on a CUDA device (cuda_sim=True: on "
+            'the SIMT emulator); kernel.stages(..., arch="cuda") shows the PTX',
         )
 
 
