@@ -255,6 +255,24 @@ def test_errors_point_at_the_item(body, cls, line, under, match):
     raises_at(cls, kernel, line, *args, under=under, match=match)
 
 
+@ti.func
+def _zero_first(v: ti.template()):
+    v[0] = 0
+
+
+def test_a_template_parameter_given_a_list_of_values_says_where_to_assign():
+    @ti.kernel
+    def run() -> ti.i32:
+        v = [1, 2]
+        _zero_first(v)
+        return v[0]
+
+    with pytest.raises(TiSyntaxError, match="Python sequence") as info:
+        run()
+    assert "where the list is made" in str(info.value)
+    assert "v[0] = 0" in str(info.value)
+
+
 @pytest.mark.taichi
 def test_matches_taichi():
     taichi = pytest.importorskip("taichi")

@@ -29,7 +29,7 @@ import contextlib
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
 from ti_notebook.frontend import dynamic_index, local_sequences, precision
 from ti_notebook.frontend.builder import is_constant
-from ti_notebook.frontend.context import TraceContext
+from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.dynamic_index import DynamicPositions
 from ti_notebook.frontend.local_sequences import LocalSequence
 from ti_notebook.frontend.local_sequences import PythonItem as _PythonItem
@@ -173,11 +173,19 @@ def _place(ctx: TraceContext, node: ast.expr):
         )
     base = ctx.expr(node.value)
     if isinstance(base, (tuple, list)):  # fields[k] of fields[k][i]: an item, not a place
+        hint = "assign to an element of a field it holds instead: fields[k][i] = ..."
+        local = isinstance(node.value, ast.Name) and ctx.find_local(node.value.id) is not MISSING
+        if local and all(isinstance(v, ir.Stmt | Vector) or is_constant(v) for v in base):
+            # a list made elsewhere (a caller's, given to a template parameter) is values
+            hint = (
+                "a list's items can be assigned where the list is made (v = [a, b] in this "
+                "kernel or ti.func); to change it in a ti.func, pass a ti.Vector instead"
+            )
         raise _PythonItem(
             f"cannot assign to '{ast.unparse(node)}': '{ast.unparse(node.value)}' is a "
             "Python sequence, read while compiling",
             ctx.pos(node),
-            "assign to an element of a field it holds instead: fields[k][i] = ...",
+            hint,
         )
     indices = index_values(ctx, node.slice)
     if is_matrix_ndarray(base):
