@@ -6,7 +6,9 @@ next to NumPy's ``sum`` of the same data, in the same run. The two launch rows r
 with ``kernel_profiler=True``: what recording every launch's events costs per launch.
 Calls with one to three NumPy array arguments (a kernel that writes one element) are
 timed beside the same functions under Numba's ``@njit``, the two interleaved sample by
-sample in one run, so a loaded machine slows both alike.
+sample in one run, so a loaded machine slows both alike; then again as thread CPU time
+(medians over 40 alternating batches of 5,000 calls, an empty loop's time subtracted),
+which the other processes on a shared machine disturb far less than the wall clock.
 
     python benchmarks/launch.py
 """
@@ -54,9 +56,10 @@ def launch_rows(profiled: bool) -> list[tuple[str, float, float]]:
     ]
 
 
-def ndarray_call_rows() -> list[tuple[str, float, float]]:
-    """Calls with 1, 2 and 3 array arguments (two f32 arrays of 1,024 and a scalar),
-    ti_notebook and Numba interleaved (Numba's rows left out when it is not installed)."""
+def call_cases() -> list[tuple[str, object]]:
+    """(label, call) for calls with 1, 2 and 3 array arguments (two f32 arrays of 1,024
+    and a scalar) and an all-scalar kernel; then the same functions under Numba (left out
+    when it is not installed). Each is called once here: compiled before any timing."""
     ti.init(arch=ti.cpu)
     a = np.zeros(1024, np.float32)
     b = np.ones(1024, np.float32)
@@ -73,10 +76,15 @@ def ndarray_call_rows() -> list[tuple[str, float, float]]:
     def three(a: ti.types.ndarray(ti.f32, ndim=1), b: ti.types.ndarray(ti.f32, ndim=1), s: float):
         a[0] = b[0] * s
 
+    @ti.kernel
+    def scalars(n: ti.i32, s: ti.f32):
+        pass
+
     calls = [
         ("call, 1 ndarray", lambda: one(a)),
         ("call, 2 ndarrays", lambda: two(a, b)),
         ("call, 2 ndarrays + 1 scalar", lambda: three(a, b, 2.0)),
+        ("call, all-scalar kernel (2 scalars)", lambda: scalars(1, 2.0)),
     ]
     try:
         import numba
@@ -103,6 +111,11 @@ def ndarray_call_rows() -> list[tuple[str, float, float]]:
         ]
     for _label, call in calls:  # compiled before timing
         call()
+    return calls
+
+
+def ndarray_call_rows(calls: list[tuple[str, object]]) -> list[tuple[str, float, float]]:
+    """(label, wall median µs, IQR µs) of each call, all interleaved sample by sample."""
     probe = max(ti.profiler.time_call(call, rounds=1).median_s for _label, call in calls)
     timings = ti.profiler.measure(
         [ti.profiler.Candidate(label, call) for label, call in calls],
@@ -112,8 +125,39 @@ def ndarray_call_rows() -> list[tuple[str, float, float]]:
     return [(t.label, t.median_s * 1e6, t.summary.iqr * 1e6) for t in timings]
 
 
+def cpu_time_rows(
+    calls: list[tuple[str, object]], batches: int = 40, size: int = 5000
+) -> list[tuple[str, float, float]]:
+    """(label, median µs, IQR µs) of each call in thread CPU time: ``batches`` rounds,
+    each one batch of ``size`` calls of every case in turn, less the time of a batch of
+    a lambda that does nothing (each case is a lambda around its call)."""
+    import statistics
+    import time
+
+    def batch(call) -> float:
+        started = time.thread_time_ns()
+        for _ in range(size):
+            call()
+        return (time.thread_time_ns() - started) / size / 1e3
+
+    samples: dict[str, list[float]] = {label: [] for label, _call in calls}
+    empty = []
+    for _ in range(batches):
+        empty.append(batch(lambda: None))
+        for label, call in calls:
+            samples[label].append(batch(call))
+    base = statistics.median(empty)
+    rows = []
+    for label, values in samples.items():
+        quartiles = statistics.quantiles(values, n=4)
+        median = statistics.median(values) - base
+        rows.append((label + " (CPU time)", median, quartiles[2] - quartiles[0]))
+    return rows
+
+
 def main() -> None:
-    calls = ndarray_call_rows()
+    cases = call_cases()
+    calls = ndarray_call_rows(cases) + cpu_time_rows(cases)
     on = launch_rows(profiled=True)
     off = launch_rows(profiled=False)
     n = 8 * 1024 * 1024
@@ -138,9 +182,9 @@ def main() -> None:
         ("numpy sum, 8M f32", *median_us(data.sum, 20)),
     ]
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
-    print(f"{'benchmark':40s} {'median µs':>12s} {'IQR µs':>12s}")
+    print(f"{'benchmark':48s} {'median µs':>12s} {'IQR µs':>12s}")
     for name, med, low in rows + on + calls:
-        print(f"{name:40s} {med:12.2f} {low:12.2f}")
+        print(f"{name:48s} {med:12.2f} {low:12.2f}")
     print(f"sum: ti_notebook / numpy = {rows[2][1] / rows[3][1]:.2f}")
     for (name, med, _), (_, med_on, _) in zip(off, on, strict=True):
         print(f"profiler overhead per launch, {name}: {med_on - med:+.2f} µs")

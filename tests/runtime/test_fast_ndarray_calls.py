@@ -259,3 +259,24 @@ def test_without_the_native_array_reader_the_python_checks_take_over(monkeypatch
     assert "launch_arrays" not in type(saxpy).__call__.__code__.co_names
     with pytest.raises(TiValueError, match="not C-contiguous"):
         saxpy(1.0, x, np.zeros(8, np.float32)[::2])
+
+
+def test_a_redefined_kernel_runs_its_own_code():
+    def define(value: int):
+        @ti.kernel
+        def put(a: ti.types.ndarray(ti.i32, ndim=1)):
+            a[0] = value
+
+        return put
+
+    a = np.zeros(1, np.int32)
+    first = define(1)
+    first(a)
+    first(a)
+    second = define(2)  # a re-run cell: the same name, other code
+    second(a)
+    second(a)
+    assert a[0] == 2
+    first(a)
+    assert a[0] == 1
+    assert type(first) is not type(second)
