@@ -77,10 +77,11 @@ bench: setup $(VENV)/.installed-bench
 	done
 
 # Taichi's own examples (from the taichi wheel), each run headless with Taichi and with
-# ti_notebook and compared; writes benchmarks/compat.md. Not part of `make test`: it
-# takes a while (COMPAT_ARGS, e.g. "--only mpm --frames 3", narrows it down).
+# ti_notebook and compared by the conformance runner (tests/conformance/); writes
+# benchmarks/compat.md. Not part of `make test`: it takes a while (COMPAT_ARGS, e.g.
+# "--only mpm --frames 3", narrows it down).
 compat: setup $(VENV)/.installed-bench
-	$(PYTHON) -m benchmarks.compat $(COMPAT_ARGS)
+	$(PYTHON) -m tests.conformance $(COMPAT_ARGS)
 
 # On a machine with an NVIDIA GPU, at most 8 minutes: the `cuda` test tier, then
 # benchmarks/gpu.py beside Taichi's CUDA backend; one report, benchmarks/gpu_report.md

@@ -10,9 +10,9 @@ the same frames. At the end of each run every field and ndarray reachable from t
 example goes into an ``.npz``; the two are compared and the table goes to
 ``benchmarks/compat.md``.
 
-    python -m benchmarks.compat                       # everything, writes compat.md
-    python -m benchmarks.compat --only mpm --frames 3 --backend both
-    python -m benchmarks.compat --only minimal --backend ti_notebook --out -
+    python -m tests.conformance                       # everything, writes compat.md
+    python -m tests.conformance --only mpm --frames 3 --backend both
+    python -m tests.conformance --only minimal --backend ti_notebook --out -
 
 The modules, one concept each:
 
@@ -30,7 +30,7 @@ The modules, one concept each:
 - :mod:`.runner`: the subprocesses, their timeouts, one row per example;
 - :mod:`.report`: the table and its markdown.
 
->>> from benchmarks.compat import examples
+>>> from tests.conformance import examples
 >>> examples.relative_name("simulation/mpm88.py")
 'simulation/mpm88'
 """

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ti_notebook
-from benchmarks.compat import runner
+from tests.conformance import runner
 
 TIMEOUT_S = 120
 
@@ -201,7 +201,7 @@ def test_an_error_gives_its_line_its_place_and_the_blame(run):
 
 @pytest.mark.unit
 def test_a_gap_in_a_stand_in_is_blamed_on_the_harness(run):
-    source = "from benchmarks.compat.gui_stub import StubGUI\nStubGUI().get_canvas()\n"
+    source = "from tests.conformance.gui_stub import StubGUI\nStubGUI().get_canvas()\n"
     result = run("stub_gap", source)
     assert result.result["blame"] == "harness"
     assert "not stubbed" in result.result["error"]
@@ -273,7 +273,7 @@ def test_kernels_read_the_rewritten_source_and_clock(examples_root, tmp_path):
         """,
     )
     script = (
-        "import sys\nfrom benchmarks.compat import child, settings\n"
+        "import sys\nfrom tests.conformance import child, settings\n"
         "settings.SETTINGS['rewritten'] = settings.Setting("
         "rewrites=(('max_iters = 400', 'max_iters = 40'),))\n"
         "sys.exit(child.main(sys.argv[1:]))\n"

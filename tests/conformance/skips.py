@@ -25,7 +25,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 
-from benchmarks.compat.settings import Setting
+from tests.conformance.settings import Setting
 
 # import name -> what `pip install` wants, for the reason text
 PIP_NAMES = {"cv2": "opencv-python", "cairo": "pycairo", "PIL": "pillow", "skimage": "scikit-image"}

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ti_notebook
-from benchmarks.compat import budget, observe
+from tests.conformance import budget, observe
 from ti_notebook.errors import GUIFrameLimit
 
 pytestmark = pytest.mark.unit

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.compat import report
-from benchmarks.compat.runner import Row, Run
+from tests.conformance import report
+from tests.conformance.runner import Row, Run
 
 pytestmark = pytest.mark.unit
 
@@ -83,9 +83,9 @@ def test_failures_say_whose_fault_and_reasons_are_escaped():
 
 
 def test_the_markdown_says_how_it_was_made():
-    text = report.markdown(ROWS, "python -m benchmarks.compat --only mpm", None)
+    text = report.markdown(ROWS, "python -m tests.conformance --only mpm", None)
     assert text.startswith("# Taichi's examples with ti_notebook\n")
-    assert "Made by `python -m benchmarks.compat --only mpm` on " in text
+    assert "Made by `python -m tests.conformance --only mpm` on " in text
     assert "Taichi " in text and "NumPy " in text and "cores" in text
     assert "**1 of 7 examples pass (2 skipped: 1 sparse solver, 1 optional dependency).**" in text
     assert "TI_GUI_MAX_FRAMES" in text

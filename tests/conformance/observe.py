@@ -15,7 +15,7 @@ as a PNG.
 >>> class Window:
 ...     def __init__(self): self.last_frame = None
 ...     def show(self): self.last_frame = np.zeros((2, 3, 3), np.uint8)
->>> from benchmarks.compat import budget
+>>> from tests.conformance import budget
 >>> session = budget.reset(frames=1)
 >>> observer = Observer(); observer.wrap(Window)
 >>> Window().show(); session.frames_shown
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.compat import budget
+from tests.conformance import budget
 
 BUDGET_ENV = "TI_GUI_MAX_FRAMES"
 LIVE_ENV = "TI_GUI_LIVE"

@@ -1,6 +1,6 @@
 """The parent side: a subprocess per example and backend, with a timeout; one row each.
 
-Each run is ``python -m benchmarks.compat.child`` in a scratch folder of its own (the
+Each run is ``python -m tests.conformance.child`` in a scratch folder of its own (the
 files an example writes land there), in a new process group, so a run past its
 timeout is killed with everything it started. A run that dies without writing its
 result (a signal, an abort in C code) is reported from its exit status and the last
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.compat import compare, examples, settings, skips
+from tests.conformance import compare, examples, settings, skips
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REFERENCE, CANDIDATE = "taichi", "ti_notebook"
@@ -170,7 +170,7 @@ def run_child(
     )
     for stale in (result_path, arrays_path):  # a former attempt's, in a kept folder
         stale.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "benchmarks.compat.child", "--backend", backend]
+    command = [sys.executable, "-m", "tests.conformance.child", "--backend", backend]
     command += ["--example", name, "--frames", str(frames)]
     command += ["--result", str(result_path), "--arrays", str(arrays_path)]
     if root is not None:

@@ -16,7 +16,7 @@ runs take the same steps. It follows Taichi 1.7's ``taichi/ui/gui.py`` signature
 - a window the backend opens itself (Taichi's ``ti.tools.imshow``) runs its frames but is
   not timed: it is not what the example draws.
 
->>> from benchmarks.compat import budget
+>>> from tests.conformance import budget
 >>> session = budget.reset(frames=2)
 >>> gui = StubGUI("demo", res=(4, 4))
 >>> while gui.running:
@@ -32,8 +32,8 @@ import numbers
 import sys
 from typing import Any
 
-from benchmarks.compat import budget
-from benchmarks.compat.budget import ExampleStopped
+from tests.conformance import budget
+from tests.conformance.budget import ExampleStopped
 
 __all__ = ["ExampleStopped", "StubGUI", "StubGap"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.compat import compare, settings
-from benchmarks.compat.compare import Tolerance
+from tests.conformance import compare, settings
+from tests.conformance.compare import Tolerance
 
 pytestmark = pytest.mark.unit
 

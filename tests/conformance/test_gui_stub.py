@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.compat import budget, ggui_stub
-from benchmarks.compat.budget import ExampleStopped
-from benchmarks.compat.gui_stub import StubGap, StubGUI
+from tests.conformance import budget, ggui_stub
+from tests.conformance.budget import ExampleStopped
+from tests.conformance.gui_stub import StubGap, StubGUI
 
 pytestmark = pytest.mark.unit
 

@@ -1,6 +1,6 @@
 """One example, one backend, in this process: run it, then write its result and arrays.
 
-The parent (:mod:`.runner`) starts ``python -m benchmarks.compat.child`` once per
+The parent (:mod:`.runner`) starts ``python -m tests.conformance.child`` once per
 backend, in a scratch folder of its own (files the example writes land there). Here:
 
 1. ``random`` and NumPy are seeded; drift shims go in (:mod:`.shims`);
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.compat import (
+from tests.conformance import (
     budget,
     dump,
     examples,
@@ -108,6 +108,7 @@ def _run_source(path: Path, source: str, argv: list[str]) -> types.ModuleType:
     setattr(module, shims.CLOCK_NAME, shims.FrameClock(lambda: budget.current().frames_shown))
     sys.modules["__main__"] = module
     sys.argv = [str(path), *argv]
+    # as `python example.py` would: the script's folder first, for its sibling imports
     sys.path.insert(0, str(path.parent))
     # mtime None: linecache.checkcache keeps the rewritten text instead of the file's
     linecache.cache[str(path)] = (len(source), None, source.splitlines(True), str(path))
@@ -191,7 +192,7 @@ def run_example(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.compat.child --backend B --example NAME --result R --arrays A``."""
+    """``python -m tests.conformance.child --backend B --example NAME --result R --arrays A``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=mapping.BACKENDS, required=True)
     parser.add_argument("--example", required=True, help="e.g. simulation/mpm88")

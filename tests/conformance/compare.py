@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.compat import settings
+from tests.conformance import settings
 
 # kernels that draw random numbers: Taichi's and ti_notebook's generators differ
 RANDOM_IN_KERNELS = re.compile(r"\bti\.(random|randn)\s*\(")

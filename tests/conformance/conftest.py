@@ -1,20 +1,11 @@
-"""Shared setup of the ``make compat`` harness tests (benchmarks/compat).
-
-The harness lives in ``benchmarks/``, outside the installed package: the repository
-root goes on ``sys.path`` so ``benchmarks.compat`` imports however pytest is started.
-"""
+"""Shared setup of the conformance runner's own tests (``make compat``'s harness)."""
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.compat import skips
-from benchmarks.compat.settings import Setting
+from tests.conformance import skips
+from tests.conformance.settings import Setting
 
 pytestmark = pytest.mark.unit
 

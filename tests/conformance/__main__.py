@@ -1,9 +1,9 @@
-"""``python -m benchmarks.compat``: run Taichi's examples with Taichi and ti_notebook.
+"""``python -m tests.conformance``: run Taichi's examples with Taichi and ti_notebook.
 
-    python -m benchmarks.compat                          # all; writes benchmarks/compat.md
-    python -m benchmarks.compat --only mpm --only fem    # names containing mpm or fem
-    python -m benchmarks.compat --backend ti_notebook --frames 2 --out -
-    python -m benchmarks.compat --keep /tmp/compat-runs  # keep logs and .npz files
+    python -m tests.conformance                          # all; writes benchmarks/compat.md
+    python -m tests.conformance --only mpm --only fem    # names containing mpm or fem
+    python -m tests.conformance --backend ti_notebook --frames 2 --out -
+    python -m tests.conformance --keep /tmp/compat-runs  # keep logs and .npz files
 
 The table is printed and written to ``--out`` (``-``: printed only); the last frame of
 each of ti_notebook's windows goes to ``--pictures`` (default: ``compat_frames/`` beside
@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.compat import examples, report, runner
-from benchmarks.compat.mapping import BACKENDS
+from tests.conformance import examples, report, runner
+from tests.conformance.mapping import BACKENDS
 
 DEFAULT_OUT = runner.REPO_ROOT / "benchmarks" / "compat.md"
 PICTURES_DIR = "compat_frames"
@@ -28,7 +28,7 @@ PICTURES_DIR = "compat_frames"
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.compat", description=__doc__.splitlines()[0]
+        prog="python -m tests.conformance", description=__doc__.splitlines()[0]
     )
     parser.add_argument(
         "--only", action="append", metavar="PATTERN",
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=_progress(len(names)), keep_arrays=args.keep is not None,
             pictures=pictures,
         )  # fmt: skip
-    command = shlex.join(["python", "-m", "benchmarks.compat", *(argv or sys.argv[1:])])
+    command = shlex.join(["python", "-m", "tests.conformance", *(argv or sys.argv[1:])])
     text = report.markdown(rows, command, args.frames)
     print()
     print("\n".join(report.table_lines(rows)))

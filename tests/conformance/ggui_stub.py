@@ -8,7 +8,7 @@ turns False after ``frames`` shows, one more ``show()`` stops the run), give no 
 and return each widget's old value, so the fields the example computes are what
 ti_notebook's run computes. Nothing is drawn: GGUI examples compare fields only.
 
->>> from benchmarks.compat import budget
+>>> from tests.conformance import budget
 >>> session = budget.reset(frames=2)
 >>> window = StubWindow("demo", (8, 8))
 >>> canvas, gui = window.get_canvas(), window.get_gui()
@@ -27,9 +27,9 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from benchmarks.compat import budget
-from benchmarks.compat.budget import ExampleStopped
-from benchmarks.compat.gui_stub import CURSOR, StubGap, read
+from tests.conformance import budget
+from tests.conformance.budget import ExampleStopped
+from tests.conformance.gui_stub import CURSOR, StubGap, read
 
 __all__ = ["StubCamera", "StubScene", "StubWindow", "install"]
 

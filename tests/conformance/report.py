@@ -4,7 +4,7 @@ Times per step are the median wall time per frame after the first (the first fra
 includes compiling, so it has its own column); ``ratio`` is ti_notebook / Taichi.
 *picture* says whether ti_notebook's own GUI kept its last frame (a dash: it drew none).
 
->>> from benchmarks.compat.runner import Row
+>>> from tests.conformance.runner import Row
 >>> rows = [Row("a", "pass"), Row("b", "fail", "timeout after 300 s"),
 ...         Row("c", "skip", "needs cv2 (opencv-python): not installed", "optional dependency")]
 >>> summary_line(rows)
@@ -23,8 +23,8 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.compat import settings
-from benchmarks.compat.runner import CANDIDATE, REFERENCE, REPO_ROOT, Row
+from tests.conformance import settings
+from tests.conformance.runner import CANDIDATE, REFERENCE, REPO_ROOT, Row
 
 SKIP_ORDER = ("sparse solver", "optional dependency", "setting")
 HEADER = (
@@ -70,7 +70,7 @@ def _result(row: Row) -> str:
 def picture(row: Row) -> str:
     """``yes``/``no`` for ti_notebook's last frame, or a dash when it drew no frame.
 
-    >>> from benchmarks.compat.runner import Run
+    >>> from tests.conformance.runner import Run
     >>> picture(Row("a", "pass", runs={CANDIDATE: Run(CANDIDATE, "ok", {"pictures": []})}))
     '–'
     """
