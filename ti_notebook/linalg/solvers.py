@@ -1,6 +1,7 @@
 """Direct and iterative solvers for :class:`~ti_notebook.linalg.SparseMatrix`.
 
-:class:`SparseSolver` factorises with SciPy's SuperLU (``scipy.sparse.linalg.splu``):
+:class:`SparseSolver` factorises with SciPy's SuperLU (``scipy.sparse.linalg.splu``, in
+:mod:`~ti_notebook.linalg.factorization`):
 
 - ``"LU"``: partial pivoting, any square non-singular matrix;
 - ``"LLT"``: a symmetric matrix, factorised without pivoting in symmetric mode (so
@@ -10,8 +11,16 @@
   as a pure-Neumann Laplacian factorises, as Eigen's often does by luck;
 - ``"LDLT"``: a symmetric, possibly indefinite matrix (pivoting in symmetric mode).
 
+A Cholesky library does not back ``"LLT"``: CHOLMOD through ``cholespy`` (simplicial,
+nested dissection, always in f64) factorised the 5-point Laplacians of 64² to 512², a
+32³ 7-point Laplacian and a 20,000-dof mass-spring matrix in 1.0-2x SuperLU's CPU time,
+refuses the semi-definite Laplacians SuperLU accepts, and cannot refactorise a known
+pattern (``python -m benchmarks.sparse_solvers`` measures it).
+
 ``ordering="AMD"`` uses SuperLU's minimum degree on ``A + Aᵀ``, ``"COLAMD"`` its
-column approximate minimum degree. Like Taichi, a factorisation that fails does not
+column approximate minimum degree. The first ``factorize`` of a pattern chooses the
+ordering; later ones with the same pattern reuse it (the minimum-degree search, 3-27 %
+of a factorisation, is skipped). Like Taichi, a factorisation that fails does not
 raise: ``info()`` returns False, and ``solve()`` then raises an error that says why
 (instead of returning NaNs). Wrong arguments (not square, a dtype that differs from the
 solver's, an unknown solver type) raise at once.
@@ -36,18 +45,17 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ti_notebook.errors import TiRuntimeError, TiTypeError, TiValueError
 from ti_notebook.lang import types
 from ti_notebook.lang.ndarray import Ndarray, ndarray
+from ti_notebook.linalg.factorization import Factor, FactorizationError, Ordering, superlu
 from ti_notebook.linalg.sparse_matrix import SparseMatrix, vector_of
 
 __all__ = ["SOLVER_TYPES", "ORDERINGS", "SparseCG", "SparseSolver"]
 
 SOLVER_TYPES = ("LLT", "LDLT", "LU")
 ORDERINGS = ("AMD", "COLAMD")
-_PERMC = {"AMD": "MMD_AT_PLUS_A", "COLAMD": "COLAMD"}
 
 
 def _as_matrix(value, call: str) -> SparseMatrix:
@@ -101,7 +109,8 @@ class SparseSolver:
             )
         self.solver_type, self.ordering = solver_type, ordering
         self.matrix: SparseMatrix | None = None
-        self._lu = None
+        self._factor: Factor | None = None
+        self._ordering: Ordering | None = None
         self._failure: str | None = "no matrix was factorised yet (call compute(A))"
 
     def _check(self, value, call: str) -> SparseMatrix:
@@ -123,64 +132,58 @@ class SparseSolver:
         self.factorize(sparse_matrix)
 
     def analyze_pattern(self, sparse_matrix: SparseMatrix) -> None:
-        """Checks the matrix (square, the solver's dtype). SuperLU chooses its fill-reducing
-        ordering inside the factorisation, so this keeps only the matrix."""
+        """Checks the matrix (square, the solver's dtype) and records its sparsity pattern.
+        SuperLU chooses the fill-reducing ordering inside a factorisation, so the first
+        ``factorize`` of this pattern chooses it and later ones reuse it."""
         self.matrix = self._check(sparse_matrix, "SparseSolver.analyze_pattern")
+        self._ordering = Ordering(self.matrix._csr)
 
     def factorize(self, sparse_matrix: SparseMatrix) -> None:
-        """Factorises the matrix; ``info()`` says whether that succeeded."""
+        """Factorises the matrix; ``info()`` says whether that succeeded.
+
+        A matrix with the pattern of the last ``analyze_pattern`` (its values may differ)
+        reuses the fill-reducing ordering an earlier ``factorize`` of that pattern chose;
+        another pattern is analysed afresh.
+
+        >>> import numpy as np
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> A = ti.linalg.SparseMatrix(2, 2, dtype=ti.f64)
+        >>> A[0, 0], A[1, 1] = 2.0, 4.0
+        >>> solver = ti.linalg.SparseSolver(dtype=ti.f64)
+        >>> solver.analyze_pattern(A)
+        >>> solver.factorize(A)
+        >>> solver.factorize(A * 2.0)  # same pattern, new values
+        >>> solver.solve(np.array([4.0, 8.0])).tolist()
+        [1.0, 1.0]
+        """
         matrix = self._check(sparse_matrix, "SparseSolver.factorize")
-        self.matrix, self._lu, self._failure = matrix, None, None
-        csc = matrix._csr.tocsc()
-        eps = float(np.finfo(matrix.dtype.np_dtype).eps)
-        symmetric = self.solver_type in ("LLT", "LDLT")
-        if symmetric:
-            self._failure = _symmetry_error(csc, eps)
+        csr = matrix._csr
+        if self._ordering is None or not self._ordering.matches(csr):
+            self._ordering = Ordering(csr)
+        self.matrix, self._factor, self._failure = matrix, None, None
+        if self.solver_type in ("LLT", "LDLT"):
+            self._failure = _symmetry_error(csr, float(np.finfo(matrix.dtype.np_dtype).eps))
             if self._failure:
                 return
-        options = {"SymmetricMode": True} if symmetric else {}
         try:
-            self._lu = spla.splu(
-                csc,
-                permc_spec=_PERMC[self.ordering],
-                diag_pivot_thresh=0.0 if self.solver_type == "LLT" else None,
-                options=options,
-            )
-        except RuntimeError as error:  # SuperLU: "Factor is exactly singular"
-            self._failure = f"the matrix is singular ({error})"
-            return
-        if self.solver_type == "LLT":
-            self._failure = self._definiteness(self._lu, eps)
-            if self._failure:
-                self._lu = None
-
-    @staticmethod
-    def _definiteness(lu, eps: float) -> str | None:
-        """Why a no-pivoting factorisation shows the matrix is not positive definite."""
-        if not np.array_equal(lu.perm_r, lu.perm_c):  # a zero pivot made SuperLU swap rows
-            return "the matrix is not positive definite (a zero pivot)"
-        pivots = lu.U.diagonal()
-        floor = -np.sqrt(eps) * np.abs(pivots).max()
-        if not np.all(np.isfinite(pivots)) or pivots.min() < floor:
-            return (
-                "the matrix is not positive definite (a pivot of the Cholesky "
-                f"factorisation is {pivots.min():g})"
-            )
-        return None
+            self._factor = superlu(csr, self.solver_type, self.ordering, self._ordering)
+        except FactorizationError as error:
+            self._failure = str(error)
 
     def solve(self, b):
         """The solution of ``A x = b``."""
         call = "SparseSolver.solve"
         if self.matrix is None:
             raise TiRuntimeError(f"{call}: call compute() before calling solve()")
-        if self._lu is None:
+        if self._factor is None:
             raise TiRuntimeError(
                 f"{call}: the {self.solver_type} factorisation failed: {self._failure}",
                 hint="LLT needs a symmetric positive definite matrix, LDLT a symmetric one; "
                 "LU takes any non-singular square matrix",
             )
         vector = vector_of(b, self.matrix.n, call).astype(self.dtype.np_dtype)
-        x = self._lu.solve(vector)
+        x = self._factor.solve(vector)
         if isinstance(b, Ndarray):
             out = ndarray(b.dtype, shape=(self.matrix.m,))
             out.from_numpy(x.astype(b.dtype.np_dtype))
@@ -189,7 +192,7 @@ class SparseSolver:
 
     def info(self) -> bool:
         """Whether the last factorisation succeeded."""
-        return self._lu is not None
+        return self._factor is not None
 
 
 class SparseCG:
