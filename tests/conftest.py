@@ -12,8 +12,9 @@ import os
 import shutil
 import tempfile
 
-import ptx_shadow
 import pytest
+
+from tests import ptx_shadow
 
 # Every run compiles afresh: the offline cache goes to a directory of this run only
 # (tests/cache checks the cache itself, in directories of its own).

@@ -11,9 +11,9 @@ hits [3, 3] there (checked); here, as in Python, [2, 1].
 
 import numpy as np
 import pytest
-from error_points import raises_at
 
 import ti_notebook as ti
+from tests.frontend.error_points import raises_at
 from ti_notebook.errors import TiTypeError
 
 pytestmark = pytest.mark.cpu

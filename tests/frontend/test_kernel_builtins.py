@@ -6,9 +6,9 @@ of their misuse (line, caret, hint). Values are computed by hand or with NumPy.
 
 import numpy as np
 import pytest
-from error_points import raises_at
 
 import ti_notebook as ti
+from tests.frontend.error_points import raises_at
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 
 pytestmark = pytest.mark.cpu

@@ -11,16 +11,13 @@ may lose precision"; a ti.func's plain parameter is a copy, a ``ti.template()`` 
 is the caller's list.
 """
 
-import sys
 import warnings
 
 import pytest
 
 import ti_notebook as ti
+from tests.frontend.error_points import raises_at
 from ti_notebook.errors import TiIndexError, TiPrecisionWarning, TiSyntaxError, TiTypeError
-
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from error_points import raises_at  # noqa: E402
 
 pytestmark = pytest.mark.cpu
 

@@ -9,9 +9,9 @@ row, ``len(m)`` its rows).
 
 import numpy as np
 import pytest
-from error_points import raises_at
 
 import ti_notebook as ti
+from tests.frontend.error_points import raises_at
 from ti_notebook.errors import TiIndexError, TiSyntaxError, TiTypeError
 
 pytestmark = pytest.mark.cpu

@@ -5,9 +5,9 @@
 
 import numpy as np
 import pytest
-from error_points import raises_at
 
 import ti_notebook as ti
+from tests.frontend.error_points import raises_at
 from ti_notebook.errors import TiAssertionError, TiSyntaxError, TiTypeError
 
 pytestmark = pytest.mark.cpu
