@@ -66,10 +66,10 @@ NOTES = [
 def peer_groups(peer: str) -> tuple[dict, Timer, dict]:
     """(group name -> callable(timer), timer, meta) for ``peer``."""
     if peer in ("ti_notebook", "taichi", report.UNCHECKED):
-        from workloads import ti_peer
+        from workloads import ti_init, ti_peer
 
         if peer == report.UNCHECKED:  # the same ti_notebook, its bounds checks off
-            ti_peer.INIT_OPTIONS = {"check_bounds": False}
+            ti_init.INIT_OPTIONS = {"check_bounds": False}
             peer = "ti_notebook"
         ti = importlib.import_module(peer)
         version = getattr(ti, "__version__", "?")

@@ -245,3 +245,24 @@ def test_the_notebook_faces_allowed_are_used_one_way():
                 if in_notebook_layer(target) == own
             ]
             assert back == []
+
+
+def helper_graph(*folders: str) -> dict[str, set[str]]:
+    """The import graph of the modules under ``folders`` (outside the package), named
+    from the repository root as ``python -m`` and ``tests.<folder>`` imports name them."""
+    files = {}
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            files[".".join(parts)] = path
+    return {name: imports_of(name, path, set(files)) for name, path in files.items()}
+
+
+def test_no_import_cycle_in_the_benchmarks_and_the_tests():
+    graph = helper_graph("benchmarks", "tests")
+    # the scan sees relative imports and tests.<folder> ones
+    assert "benchmarks.workloads.patterns_ti" in graph["benchmarks.workloads.ti_peer"]
+    assert "tests.conformance.settings" in graph["tests.conformance.runner"]
+    assert cycles(graph) == []

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import patterns_data as data
 from .measure import Timer, attempt, check
-from .ti_peer import init, sync
+from .ti_init import init, sync
 
 
 def _row_update(ti: ModuleType, timer: Timer, column_major: bool) -> dict:

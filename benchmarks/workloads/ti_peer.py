@@ -3,8 +3,9 @@
 Each ``run_*`` takes the ``ti`` module and a :class:`~workloads.measure.Timer`, calls
 ``ti.init(arch=ti.cpu, **INIT_OPTIONS)``, builds its fields, runs every kernel once and
 checks the result against NumPy, then times it. Only the module differs between the two
-peers (and ``INIT_OPTIONS``: ``{"check_bounds": False}`` for ti_notebook with its bounds
-checks off, the ``ti_notebook_unchecked`` peer of ``compare.py``).
+peers (and ``ti_init.INIT_OPTIONS``: ``{"check_bounds": False}`` for ti_notebook with its
+bounds checks off, the ``ti_notebook_unchecked`` peer of ``compare.py``). The everyday
+patterns (``patterns_ti``) join :data:`GROUPS`.
 
     >>> import ti_notebook as ti
     >>> rows = run_saxpy(ti, Timer(getattr(ti, "sync", None)))
@@ -17,21 +18,9 @@ from types import ModuleType
 import numpy as np
 
 from . import numpy_peer as ref
-from . import spec
+from . import patterns_ti, spec
 from .measure import Timer, attempt, check
-
-# Extra ti.init options of this process's peer (set by compare.py before any run_*).
-INIT_OPTIONS: dict = {}
-
-
-def init(ti: ModuleType) -> None:
-    ti.init(arch=ti.cpu, **INIT_OPTIONS)
-
-
-def sync(ti: ModuleType) -> None:
-    # ti_notebook may have no ti.sync (its launches return when the work is done)
-    if hasattr(ti, "sync"):
-        ti.sync()
+from .ti_init import init, sync
 
 
 def run_reduce(ti: ModuleType, timer: Timer) -> dict:
@@ -305,9 +294,5 @@ GROUPS = {
     "copy": run_copy,
     "launch": run_launch,
     "mpm": run_mpm,
+    **patterns_ti.GROUPS,
 }
-
-# issue 18's everyday patterns live in their own module (they import this one)
-from . import patterns_ti as _patterns  # noqa: E402
-
-GROUPS.update(_patterns.GROUPS)
