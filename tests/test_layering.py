@@ -4,7 +4,7 @@ Every module's imports are read from its source (``ast``), those inside function
 ``if TYPE_CHECKING:`` blocks included: an import deferred into a function still ties the
 modules together, it only hides the cycle until a call runs it. The rules:
 
-- no import cycle between modules, anywhere;
+- no import cycle between modules, anywhere (``benchmarks/`` and ``tests/`` included);
 - ``runtime`` runs what a backend made: it imports none of ``lang``, ``frontend``,
   ``compiler`` and ``codegen`` (what generated code and its launcher agree on, the launch
   ABI and the device table, lives in ``ir``), and ``codegen`` imports no ``runtime``;
