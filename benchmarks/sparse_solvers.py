@@ -9,6 +9,8 @@ ordering of an earlier one (what ``SparseSolver.factorize`` does for a pattern i
 seen).
 
     python -m benchmarks.sparse_solvers [--repeat 5] [--only lap2d_512]
+
+CHOLMOD's columns need ``pip install cholespy`` (not a dependency of ti_notebook).
 """
 
 from __future__ import annotations
@@ -131,6 +133,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="", help="a substring of the matrix names")
     args = parser.parse_args()
+    try:
+        import cholespy  # noqa: F401
+    except ImportError:
+        raise SystemExit(
+            "sparse_solvers: CHOLMOD's columns need cholespy: pip install cholespy"
+        ) from None
     print(
         "| matrix | n | nnz | dtype | SuperLU fact. [s] | SuperLU reuse [s] | CHOLMOD fact. [s] "
         "| SuperLU solve [ms] | CHOLMOD solve [ms] | fact. ratio | residual SuperLU | "

@@ -120,3 +120,20 @@ def test_semi_definite_neumann_laplacian_with_reused_ordering():
         x = superlu(lap, "LLT", "AMD", known).solve(b)
         np.testing.assert_allclose(lap @ x, b, atol=1e-8)
     assert known.perm is not None
+
+
+def test_analyze_pattern_every_step_orders_once():
+    # implicit_fem's loop: analyze_pattern + factorize each step on one solver
+    rng = np.random.default_rng(4)
+    a, a2 = system("spd", rng)
+    b = rng.standard_normal(N)
+    solver = ti.linalg.SparseSolver(dtype=ti.f32, solver_type="LLT")
+    solver.compute(sparse(a, ti.f32))
+    ordering = solver._ordering
+    for dense in (a2, a):
+        solver.analyze_pattern(sparse(dense, ti.f32))
+        solver.factorize(sparse(dense, ti.f32))
+        assert solver._ordering is ordering and solver.info()
+        np.testing.assert_allclose(
+            solver.solve(b.astype(np.float32)), scipy.linalg.solve(dense, b), rtol=2e-3, atol=2e-3
+        )

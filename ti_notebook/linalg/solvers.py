@@ -134,9 +134,13 @@ class SparseSolver:
     def analyze_pattern(self, sparse_matrix: SparseMatrix) -> None:
         """Checks the matrix (square, the solver's dtype) and records its sparsity pattern.
         SuperLU chooses the fill-reducing ordering inside a factorisation, so the first
-        ``factorize`` of this pattern chooses it and later ones reuse it."""
+        ``factorize`` of this pattern chooses it and later ones reuse it. Analysing the
+        pattern the solver already holds keeps its ordering (the analysis would be the
+        same), so ``analyze_pattern`` + ``factorize`` every step reorders only once."""
         self.matrix = self._check(sparse_matrix, "SparseSolver.analyze_pattern")
-        self._ordering = Ordering(self.matrix._csr)
+        csr = self.matrix._csr
+        if self._ordering is None or not self._ordering.matches(csr):
+            self._ordering = Ordering(csr)
 
     def factorize(self, sparse_matrix: SparseMatrix) -> None:
         """Factorises the matrix; ``info()`` says whether that succeeded.
