@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.codegen import reduction_search
+from ti_notebook.codegen.cpu import reduction_search
 
 pytestmark = pytest.mark.cpu
 

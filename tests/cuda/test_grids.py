@@ -1,5 +1,5 @@
 """The launcher's grids (``cuda_launch.grid_dims``) for the device of the compile are the
-launch table's own: every kind of entry ``codegen/nvptx.py`` makes."""
+launch table's own: every kind of entry ``codegen/nvptx/module.py`` makes."""
 
 from __future__ import annotations
 

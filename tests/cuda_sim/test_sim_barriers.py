@@ -1,6 +1,6 @@
 """The emulator's barriers are real: block-local storage compiled without its
-``__syncthreads`` (``BlockLocalStorage.barrier`` in ``codegen/nvptx_bls.py`` patched
-to emit nothing) gives wrong results, while the real code is right every time.
+``__syncthreads`` (``barrier`` in ``codegen/nvptx/shared_memory.py`` patched to emit
+nothing) gives wrong results, while the real code is right every time.
 
 The emulator runs each CUDA thread as an OS thread on two cores, so without the barrier
 after the fill a thread reads buffer cells its neighbours have not written yet (they
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.codegen.nvptx_bls import BlockLocalStorage
+from ti_notebook.codegen.nvptx import shared_memory
 
 pytestmark = pytest.mark.cuda_sim
 LAUNCHES = 6
@@ -23,7 +23,7 @@ N = 64  # 8x8 blocks of 8x8 cells: 64 threads a block
 
 
 def _no_barriers(monkeypatch) -> None:
-    monkeypatch.setattr(BlockLocalStorage, "barrier", lambda self: None)
+    monkeypatch.setattr(shared_memory, "barrier", lambda e: None)
 
 
 def _picture() -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Block-local storage in shared memory (``codegen/nvptx_bls.py``): one CUDA block per
+"""Block-local storage in shared memory (``codegen/nvptx/shared_memory.py``): one CUDA block per
 dense block, buffers filled between barriers, accumulated buffers written back with
 atomics. Every result is compared with the CPU backend's and with NumPy.
 

@@ -1,4 +1,4 @@
-"""Math on the GPU (``codegen/nvptx_math.py``): every ``ti`` math function, f32 and f64,
+"""Math on the GPU (``codegen/nvptx/device_math.py``): every ``ti`` math function, f32 and f64,
 with and without fast math, against NumPy and the CPU backend.
 
 Tolerances are a real GPU's, not the emulator's: under fast math f32 ``sin cos tan exp
@@ -11,7 +11,7 @@ import pytest
 from sim_compare import assert_same
 
 import ti_notebook as ti
-from ti_notebook.codegen import nvptx_target
+from ti_notebook.codegen.nvptx import target as nvptx_target
 
 N = 256
 

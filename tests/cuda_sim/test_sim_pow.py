@@ -7,7 +7,7 @@ import pytest
 from sim_compare import assert_same
 
 import ti_notebook as ti
-from ti_notebook.codegen import nvptx_target
+from ti_notebook.codegen.nvptx import target as nvptx_target
 
 BASES = [2.0, -2.0, 0.5, -1.5, 3.0, 0.0, -1.0, 10.0]
 EXPONENTS = [-7, -3, -1, 0, 1, 2, 3, 10, 17]

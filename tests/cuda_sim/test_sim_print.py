@@ -1,4 +1,4 @@
-"""``print`` in CUDA kernels goes through ``vprintf`` (``codegen/nvptx_print.py``); its
+"""``print`` in CUDA kernels goes through ``vprintf`` (``codegen/nvptx/printing.py``); its
 lines must be the CPU's: the same default formats (f32 ``%f``, f64 ``%.12f``), the same
 text for every format spec printf can express. Lines of parallel threads come in any
 order on both backends, so those are compared sorted.

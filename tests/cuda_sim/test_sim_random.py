@@ -2,7 +2,7 @@
 iteration, call site, count), never of a thread (README, ``runtime/random_streams.py``),
 so a grid of CUDA threads draws exactly the CPU's numbers. The one documented
 exception: inside block-local loops each cell of a shared block starts its own
-counters (``codegen/nvptx_bls.py``), so there only the statistics are the CPU's.
+counters (``codegen/nvptx/shared_memory.py``), so there only the statistics are the CPU's.
 """
 
 import math

@@ -1,5 +1,5 @@
 """Thread-local reductions on the GPU: a warp shuffle tree and one atomic per warp when
-the block is whole warps, one atomic per thread otherwise (``codegen/nvptx_reduce.py``).
+the block is whole warps, one atomic per thread otherwise (``codegen/nvptx/warp_reduce.py``).
 
 Values are small integers, so float sums are exact in any order: the GPU's result must
 equal the CPU's and NumPy's exactly, whatever the block and grid sizes.

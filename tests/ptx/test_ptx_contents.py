@@ -11,8 +11,8 @@ import pytest
 from ptx_helpers import assert_ptxas_accepts, cuda_stages, entries, instructions
 
 import ti_notebook as ti
-from ti_notebook.codegen import nvptx_target
-from ti_notebook.codegen.nvptx_math import forbidden_intrinsics
+from ti_notebook.codegen.nvptx import target as nvptx_target
+from ti_notebook.codegen.nvptx.device_math import forbidden_intrinsics
 from ti_notebook.compiler.backends.cuda import CudaBackend
 from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.request import CacheSettings, CompileRequest

@@ -34,7 +34,7 @@ print("OUTCOME " + json.dumps(outcome))
 PATCH = """
 import itertools
 import llvmlite.ir as ll
-from ti_notebook.codegen import cpu as cpu_codegen
+from ti_notebook.codegen.cpu import module as cpu_codegen
 _original, _ids = cpu_codegen.exact_reciprocals, itertools.count()
 def _needing_helper(module, name=HELPER):
     _original(module)

@@ -266,7 +266,7 @@ class Arithmetic:
         """``op`` of :data:`TRANSCENDENTAL` (or ``pow``, ``atan2``) on float ``args``.
 
         On the CPU: LLVM's intrinsics where LLVM has them, else libm. A GPU emitter
-        overrides this (codegen/nvptx_math.py): some of these intrinsics abort NVPTX.
+        overrides this (codegen/nvptx/device_math.py): some of these intrinsics abort NVPTX.
         """
         t = llvm_type(dtype)
         if op == "exp" and dtype.bits == 32:  # no call: vectorises with no slow lanes

@@ -11,10 +11,12 @@ import llvmlite.ir as ll
 
 from ti_notebook.codegen import cold_path
 from ti_notebook.codegen.arithmetic import Arithmetic
+from ti_notebook.codegen.emit_table import LOWERED_BEFORE_CODEGEN, EmitFunction, checked
 from ti_notebook.codegen.interrupts import InterruptPolls
 from ti_notebook.codegen.llvm_types import F64, I8, I32, I64, PTR, VOID, const, llvm_type
 from ti_notebook.codegen.loops import LoopsMixin, RowState
 from ti_notebook.codegen.rng import RandomMixin
+from ti_notebook.errors import TiInternalError
 from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
@@ -27,7 +29,10 @@ TREE_ALIGN = 64
 
 
 class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
-    """Statement-by-statement emission into ``fn`` (whose first argument is ctx)."""
+    """Statement-by-statement emission into ``fn`` (whose first argument is ctx); what
+    runs for each statement kind is in :data:`BODY_EMITTERS`."""
+
+    EMITTERS: dict[type, EmitFunction]  # statement class -> emit(self, stmt)
 
     def __init__(self, module_gen, fn: ll.Function) -> None:
         self.gen = module_gen
@@ -124,59 +129,65 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
             self.stmt(stmt)
 
     def stmt(self, stmt: ir.Stmt) -> None:
-        handler = getattr(self, "emit_" + type(stmt).__name__.removesuffix("Stmt"))
-        result = handler(stmt)
+        emit = self.EMITTERS.get(type(stmt))
+        if emit is None:  # a kind the table leaves to an earlier pass (emit_table.py)
+            raise TiInternalError(
+                f"{type(stmt).__name__} reached {type(self).__name__}: "
+                f"{LOWERED_BEFORE_CODEGEN.get(type(stmt), 'no emit function')}",
+                stmt.pos,
+            )
+        result = emit(self, stmt)
         if result is not None:
             self.values[stmt.id] = result
 
     def v(self, stmt: ir.Stmt) -> ll.Value:
         return self.values[stmt.id]
 
-    def emit_Const(self, s: ir.ConstStmt):
+    def emit_const(self, s: ir.ConstStmt):
         return const(s.dtype, s.value)
 
-    def emit_ArgLoad(self, s: ir.ArgLoadStmt):
+    def emit_arg_load(self, s: ir.ArgLoadStmt):
         return self.arg(s.arg_index, s.dtype)
 
-    def emit_ExternalShape(self, s: ir.ExternalShapeStmt):
+    def emit_external_shape(self, s: ir.ExternalShapeStmt):
         return self.with_entry(
             lambda: self.cast(self.external_shape(s.arg_index, s.axis), types.i64, s.dtype)
         )
 
-    def emit_BinaryOp(self, s: ir.BinaryOpStmt):
+    def emit_binary_op(self, s: ir.BinaryOpStmt):
         lhs, rhs = self.v(s.lhs), self.v(s.rhs)
         if s.no_wrap and s.op in _NO_WRAP_OPS and not s.dtype.is_float:
             flags = ["nsw"] if s.dtype.is_signed else ["nuw"]
             return _NO_WRAP_OPS[s.op](self.b, lhs, rhs, flags=flags)
         return self.binary(s.op, lhs, rhs, s.lhs.dtype)
 
-    def emit_UnaryOp(self, s: ir.UnaryOpStmt):
+    def emit_unary_op(self, s: ir.UnaryOpStmt):
         return self.unary(s.op, self.v(s.operand), s.dtype)
 
-    def emit_Cast(self, s: ir.CastStmt):
+    def emit_cast(self, s: ir.CastStmt):
         if s.bitcast:
             return self.b.bitcast(self.v(s.operand), llvm_type(s.dtype))
         return self.cast(self.v(s.operand), s.operand.dtype, s.dtype)
 
-    def emit_Select(self, s: ir.SelectStmt):
+    def emit_select(self, s: ir.SelectStmt):
         return self.b.select(
             self.truth(self.v(s.cond)), self.v(s.true_value), self.v(s.false_value)
         )
 
-    def emit_LoopIndex(self, s: ir.LoopIndexStmt):
+    def emit_loop_index(self, s: ir.LoopIndexStmt):
         return self.loop_indices[s.loop.id][s.axis]
 
-    def emit_Alloca(self, s: ir.AllocaStmt):
+    def emit_alloca(self, s: ir.AllocaStmt):
         slot = self.alloca(llvm_type(s.dtype), s.name)
         return slot
 
-    def emit_LocalLoad(self, s: ir.LocalLoadStmt):
+    def emit_local_load(self, s: ir.LocalLoadStmt):
         return self.b.load(self.v(s.alloca), typ=llvm_type(s.dtype))
 
-    def emit_LocalStore(self, s: ir.LocalStoreStmt):
+    def emit_local_store(self, s: ir.LocalStoreStmt):
         self.b.store(self.v(s.value), self.v(s.alloca))
 
-    def emit_RootPtr(self, s: ir.RootPtrStmt):
+    def emit_root_ptr(self, s: ir.RootPtrStmt):
         return self.mask_root(s.tree_id) if s.snapshot else self.root(s.tree_id)
 
     def mask_root(self, tree_id: int) -> ll.Value:
@@ -186,10 +197,10 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
             return self.snapshot[1]
         return self.root(tree_id)
 
-    def emit_TempPtr(self, s: ir.TempPtrStmt):
+    def emit_temp_ptr(self, s: ir.TempPtrStmt):
         return self.b.gep(self.temps(), [ll.Constant(I64, s.offset)], source_etype=I8)
 
-    def emit_PtrOffset(self, s: ir.PtrOffsetStmt):
+    def emit_ptr_offset(self, s: ir.PtrOffsetStmt):
         address = self.b.gep(self.v(s.base), [self.v(s.byte_offset)], source_etype=I8)
         if s.field is not None and isinstance(s.base, ir.RootPtrStmt) and not s.base.snapshot:
             self.note_tree_extent(s.base.tree_id, s.field.layout().end)
@@ -208,7 +219,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         load.set_metadata("dereferenceable", self.module.add_metadata([ll.Constant(I64, end)]))
         load.set_metadata("align", self.module.add_metadata([ll.Constant(I64, TREE_ALIGN)]))
 
-    def emit_ExternalPtr(self, s: ir.ExternalPtrStmt):
+    def emit_external_ptr(self, s: ir.ExternalPtrStmt):
         b = self.b
         linear = None
         for axis, index in enumerate(s.indices):
@@ -222,19 +233,19 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
     def shape64(self, s: ir.ExternalPtrStmt, axis: int) -> ll.Value:
         return self.external_shape(s.arg_index, axis)
 
-    def emit_GlobalLoad(self, s: ir.GlobalLoadStmt):
+    def emit_global_load(self, s: ir.GlobalLoadStmt):
         load = self.b.load(self.v(s.ptr), typ=llvm_type(s.dtype), align=s.dtype.size)
         self.gen.alias_scopes().annotate(load, s.ptr)
         return load
 
-    def emit_GlobalStore(self, s: ir.GlobalStoreStmt):
+    def emit_global_store(self, s: ir.GlobalStoreStmt):
         store = self.b.store(self.v(s.value), self.v(s.ptr), align=s.value.dtype.size)
         self.gen.alias_scopes().annotate(store, s.ptr)
         if s.nontemporal:
             one = self.module.add_metadata([ll.Constant(I32, 1)])
             store.set_metadata("nontemporal", one)
 
-    def emit_AtomicOp(self, s: ir.AtomicOpStmt):
+    def emit_atomic_op(self, s: ir.AtomicOpStmt):
         dtype = s.value.dtype
         value = self.v(s.value)
         if isinstance(s.dest, ir.AllocaStmt):  # thread-private: a plain read-modify-write
@@ -257,37 +268,37 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
                 kind = op if dtype.is_signed else "u" + op
         return self.b.atomic_rmw(kind, ptr, value, "monotonic")
 
-    def emit_LocalArray(self, s: ir.LocalArrayStmt):
+    def emit_local_array(self, s: ir.LocalArrayStmt):
         # In the entry block: one array per task call, not one per loop iteration.
         array = self.entry_builder.alloca(llvm_type(s.dtype), size=s.count, name=s.name)
         array.align = 64
         return array
 
-    def emit_ScratchAlloc(self, s: ir.ScratchAllocStmt):
+    def emit_scratch_alloc(self, s: ir.ScratchAllocStmt):
         calloc = self.declare("tin_calloc", PTR, [I64, I64])
         return self.b.call(calloc, [ll.Constant(I64, 1), ll.Constant(I64, s.nbytes)])
 
-    def emit_ScratchFree(self, s: ir.ScratchFreeStmt):
+    def emit_scratch_free(self, s: ir.ScratchFreeStmt):
         self.b.call(self.declare("tin_free", VOID, [PTR]), [self.v(s.buffer)])
 
-    def emit_Address(self, s: ir.AddressStmt):
+    def emit_address(self, s: ir.AddressStmt):
         return self.b.ptrtoint(self.v(s.ptr), I64)
 
-    def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
+    def emit_memset_zero(self, s: ir.MemsetZeroStmt):
         fn = self.declare("llvm.memset.p0.i64", VOID, [PTR, I8, I64, ll.IntType(1)])
         args = [self.v(s.ptr), ll.Constant(I8, 0), ll.Constant(I64, s.nbytes)]
         self.b.call(fn, [*args, ll.Constant(ll.IntType(1), 0)])
 
-    def emit_CountIteration(self, s: ir.CountIterationStmt):
+    def emit_count_iteration(self, s: ir.CountIterationStmt):
         if self.iteration_counter is not None:  # the task's own loop; not inner loops
             count = self.b.load(self.iteration_counter, typ=I64)
             self.b.store(self.b.add(count, ll.Constant(I64, 1)), self.iteration_counter)
 
-    def emit_Clock(self, s: ir.ClockStmt):
+    def emit_clock(self, s: ir.ClockStmt):
         return self.intrinsic("llvm.readcyclecounter", I64, [])
 
     # -- control flow ------------------------------------------------------------------
-    def emit_If(self, s: ir.IfStmt):
+    def emit_if(self, s: ir.IfStmt):
         b = self.b
         then_block = self.fn.append_basic_block("then")
         else_block = self.fn.append_basic_block("else")
@@ -300,7 +311,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
                 b.branch(merge)
         b.position_at_end(merge)
 
-    def emit_While(self, s: ir.WhileStmt):
+    def emit_while(self, s: ir.WhileStmt):
         b = self.b
         body = self.fn.append_basic_block("while")
         exit_block = self.fn.append_basic_block("endwhile")
@@ -314,17 +325,17 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
             b.branch(body)
         b.position_at_end(exit_block)
 
-    def emit_Break(self, s: ir.BreakStmt):
+    def emit_break(self, s: ir.BreakStmt):
         self.b.branch(self.loop_targets[-1][1])
 
-    def emit_Continue(self, s: ir.ContinueStmt):
+    def emit_continue(self, s: ir.ContinueStmt):
         self.b.branch(self.loop_targets[-1][0])
 
-    def emit_Return(self, s: ir.ReturnStmt):
+    def emit_return(self, s: ir.ReturnStmt):
         offset = self.gen.arg_offsets.get(("return", s.slot), abi.CTX_RETURN)
         self.b.store(self.v(s.value), self.ctx_pointer(offset))
 
-    def emit_Print(self, s: ir.PrintStmt):
+    def emit_print(self, s: ir.PrintStmt):
         print_id = self.gen.register_print(s)
         b = self.b
         array = self.alloca(I64, "print_args") if len(s.values) <= 1 else None
@@ -340,7 +351,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         fn = self.declare("tin_print", VOID, [PTR, I32, PTR])
         b.call(fn, [self.ctx, ll.Constant(I32, print_id), array])
 
-    def emit_Assert(self, s: ir.AssertStmt):
+    def emit_assert(self, s: ir.AssertStmt):
         code = self.gen.register_assert(s)
         b = self.b
         fail = self.fn.append_basic_block("assert_fail")
@@ -356,3 +367,54 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         """Where code goes once a failed check is recorded: out of the function (a CPU
         chunk ends; the launcher raises when the task is done)."""
         self.b.ret_void()
+
+
+E = FunctionEmitter
+# statement class -> its emit function, on every target (a target's emitter starts from
+# this table and replaces entries: codegen/nvptx/emitter.py)
+BODY_EMITTERS: dict[type, EmitFunction] = {
+    # values
+    ir.ConstStmt: E.emit_const,
+    ir.ArgLoadStmt: E.emit_arg_load,
+    ir.ExternalShapeStmt: E.emit_external_shape,
+    ir.BinaryOpStmt: E.emit_binary_op,
+    ir.UnaryOpStmt: E.emit_unary_op,
+    ir.CastStmt: E.emit_cast,
+    ir.SelectStmt: E.emit_select,
+    ir.RandStmt: E.emit_rand,
+    ir.ClockStmt: E.emit_clock,
+    ir.LoopIndexStmt: E.emit_loop_index,
+    ir.RowStartStmt: E.emit_row_start,
+    ir.RowOffsetStmt: E.emit_row_offset,
+    # locals
+    ir.AllocaStmt: E.emit_alloca,
+    ir.LocalLoadStmt: E.emit_local_load,
+    ir.LocalStoreStmt: E.emit_local_store,
+    ir.LocalArrayStmt: E.emit_local_array,
+    # memory
+    ir.RootPtrStmt: E.emit_root_ptr,
+    ir.TempPtrStmt: E.emit_temp_ptr,
+    ir.PtrOffsetStmt: E.emit_ptr_offset,
+    ir.ExternalPtrStmt: E.emit_external_ptr,
+    ir.GlobalLoadStmt: E.emit_global_load,
+    ir.GlobalStoreStmt: E.emit_global_store,
+    ir.AtomicOpStmt: E.emit_atomic_op,
+    ir.AddressStmt: E.emit_address,
+    ir.ScratchAllocStmt: E.emit_scratch_alloc,
+    ir.ScratchFreeStmt: E.emit_scratch_free,
+    ir.MemsetZeroStmt: E.emit_memset_zero,
+    # control flow (loops: codegen/loops.py)
+    ir.IfStmt: E.emit_if,
+    ir.WhileStmt: E.emit_while,
+    ir.RangeForStmt: E.emit_range_for,
+    ir.StructForStmt: E.emit_struct_for,
+    ir.SkipRowsStmt: E.emit_skip_rows,
+    ir.CountIterationStmt: E.emit_count_iteration,
+    ir.BreakStmt: E.emit_break,
+    ir.ContinueStmt: E.emit_continue,
+    ir.ReturnStmt: E.emit_return,
+    ir.PrintStmt: E.emit_print,
+    ir.AssertStmt: E.emit_assert,
+}
+FunctionEmitter.EMITTERS = checked(BODY_EMITTERS, "FunctionEmitter")
+del E

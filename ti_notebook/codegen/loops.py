@@ -37,23 +37,23 @@ class RowState:
 
 
 class LoopsMixin:
-    def emit_RangeFor(self, s: ir.RangeForStmt):
+    def emit_range_for(self, s: ir.RangeForStmt):
         extents = [self.v(e) for e in s.extents]
         starts = [self.v(x) for x in s.starts]
         self.counted_loop(s, self.v(s.begin), self.v(s.end), extents, starts, s.body)
 
-    def emit_StructFor(self, s: ir.StructForStmt):
+    def emit_struct_for(self, s: ir.StructForStmt):
         zero = ll.Constant(I32, 0)
         end = ll.Constant(I32, math.prod(s.field.shape))
         self.row_loop(s, s, zero, end)
 
-    def emit_RowStart(self, s: ir.RowStartStmt):
+    def emit_row_start(self, s: ir.RowStartStmt):
         return self.rows[s.loop.id].flat
 
-    def emit_RowOffset(self, s: ir.RowOffsetStmt):
+    def emit_row_offset(self, s: ir.RowOffsetStmt):
         return self.rows[s.loop.id].offset
 
-    def emit_SkipRows(self, s: ir.SkipRowsStmt):
+    def emit_skip_rows(self, s: ir.SkipRowsStmt):
         rows = self.rows[s.loop.id]
         self.b.store(self.v(s.next), rows.counter)
         self.b.branch(rows.header)

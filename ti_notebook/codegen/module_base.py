@@ -1,8 +1,8 @@
 """What every module generator keeps besides its code: symbol names and the tables the
 launcher reads (prints, asserts, the SNode trees by local slot).
 
-``CpuModuleGenerator`` (``codegen/cpu.py``) and ``NvptxModuleGenerator``
-(``codegen/nvptx.py``) derive from :class:`ModuleGeneratorBase`; the statement emitter
+``CpuModuleGenerator`` (``codegen/cpu/module.py``) and ``NvptxModuleGenerator``
+(``codegen/nvptx/module.py``) derive from :class:`ModuleGeneratorBase`; the statement emitter
 (``codegen/function.py``) calls these methods on whichever generator drives it.
 
     >>> symbol_name("füllen")

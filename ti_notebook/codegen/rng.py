@@ -37,7 +37,7 @@ _MANTISSA = {16: 11, 32: 24, 64: 53}  # bits a uniform float in [0, 1) can hold 
 
 
 class RandomMixin:
-    """``emit_Rand`` and the bookkeeping it needs; mixed into ``FunctionEmitter``."""
+    """``emit_rand`` and the bookkeeping it needs; mixed into ``FunctionEmitter``."""
 
     def start_random(self, task: ir.OffloadedStmt) -> None:
         """Numbers the task's draw sites before its code is emitted.
@@ -85,7 +85,7 @@ class RandomMixin:
             self.b.store(ll.Constant(I32, 0), counter)
 
     # -- the draw ----------------------------------------------------------------------
-    def emit_Rand(self, s: ir.RandStmt):
+    def emit_rand(self, s: ir.RandStmt):
         b = self.b
         site, counter = self.rng_sites[s.id]
         count = ll.Constant(I32, 0)

@@ -350,7 +350,7 @@ class KernelReport(Mapping):
     pass_records: tuple[PassRecord, ...] = ()
     compile_time_s: float = 0.0  # tracing to loaded code (a cache hit: the load)
     cache: str | None = None  # hit | miss | off | uncacheable
-    # CUDA: how each task launches (codegen/nvptx.py states the fields); empty on the CPU
+    # CUDA: how each task launches (codegen/nvptx/module.py states the fields); empty on the CPU
     launches: tuple[Mapping, ...] = ()
     # elements kept in a local across a serial loop (passes/promote_accumulators.py)
     promoted: tuple[str, ...] = ()

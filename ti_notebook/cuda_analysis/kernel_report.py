@@ -91,7 +91,7 @@ class GpuResources:
 def gpu_resources(
     ptx: str, launches, archs=ARCHS, block_dims=BLOCK_DIMS, warp_accesses=None
 ) -> GpuResources | None:
-    """The resources of the kernels ``launches`` names (``codegen/nvptx.py``'s launch
+    """The resources of the kernels ``launches`` names (``codegen/nvptx/module.py``'s launch
     table), from ``ptx``; None when no ptxas can be found. ``warp_accesses``: kernel
     name -> its accesses (anything printable), listed under the kernel."""
     if find_ptxas() is None:

@@ -116,7 +116,7 @@ class SkipRowsStmt(Stmt):
 
 class CountIterationStmt(Stmt):
     """The kernel profiler's count of the active cells a sparse struct-for task visits:
-    one per execution (``codegen/profiling.py``); only with ``kernel_profiler``."""
+    one per execution (``codegen/cpu/profiling.py``); only with ``kernel_profiler``."""
 
     has_side_effect = True
 

@@ -53,7 +53,7 @@ class ProfileLayout:
 
     ``[launch start, launch end]``, then per task ``[start, end, counted iterations,
     1 if it counts them]`` followed by, per pool thread, ``[first chunk start, last chunk
-    end, busy ns, iterations]`` (``codegen/profiling.py`` writes them).
+    end, busy ns, iterations]`` (``codegen/cpu/profiling.py`` writes them).
 
         >>> layout = ProfileLayout(tasks=2, threads=4)
         >>> layout.task(1), layout.thread(1, 3)
@@ -83,7 +83,7 @@ class ProfileLayout:
 # -- the launch table --------------------------------------------------------------------
 TASK_KINDS = ("serial", "range_for", "struct_for")
 # kernels that prepare the task after them: a copy of a sparse tree's activity bits, and
-# the clearing and filling of a list of active blocks (codegen/nvptx_sparse.py)
+# the clearing and filling of a list of active blocks (codegen/nvptx/sparse_lists.py)
 HELPER_KINDS = ("snapshot", "list_clear", "list")
 
 

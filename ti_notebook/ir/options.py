@@ -34,7 +34,7 @@ class CompileOptions:
     make_block_local: bool = True
     # demote_atomics and promote_accumulators; False: atomics and global accesses as written
     advanced_optimization: bool = True
-    # ti.init(kernel_profiler=True): tasks and chunks record timestamps (codegen/profiling.py)
+    # ti.init(kernel_profiler=True): tasks and chunks record timestamps (codegen/cpu/profiling.py)
     kernel_profiler: bool = False
     # ti.loop_config defaults for every outermost loop (Kernel.configure, %%kernel flags)
     default_loop_config: Mapping = dataclasses.field(default_factory=dict, hash=False)

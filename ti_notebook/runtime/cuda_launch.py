@@ -59,7 +59,7 @@ _libc = ctypes.CDLL(None)
 
 
 def grid_dims(launches: list[Launch], device: CudaDevice) -> list[int]:
-    """The grid of each launch-table entry on ``device``, as ``codegen/nvptx.py`` sizes
+    """The grid of each launch-table entry on ``device``, as ``codegen/nvptx/module.py`` sizes
     it for the device it compiled for: Taichi's saturating grid (SMs x resident blocks x
     2), at most one block per ``block_dim`` iterations when the count is known (one per
     iteration for block-local storage, one per listed block for a sparse list); 1 for

@@ -3,7 +3,7 @@
 Each launch becomes a :class:`~ti_notebook.runtime.profiler_events.LaunchEvent`: its
 specialisation, its tasks' start and end times, each thread's busy span, and the bytes
 each task moved (``runtime/profiler_events.py``; the compiled code writes the times,
-``codegen/profiling.py``). Taichi's interface reads them, one row per specialisation:
+``codegen/cpu/profiling.py``). Taichi's interface reads them, one row per specialisation:
 ``print_kernel_profiler_info("count" | "trace")``, ``query_kernel_profiler_info(name)``,
 ``get_kernel_profiler_total_time()``, ``clear_kernel_profiler_info()``;
 ``ti.profiler.export_trace(path)`` writes them for Perfetto (``runtime/trace_export.py``).

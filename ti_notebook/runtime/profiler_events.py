@@ -7,7 +7,7 @@ A :class:`LaunchEvent` is one launch of one specialisation (``add_one[a=rows]``)
 ``device`` names where it ran, and a GPU backend fills ``threads`` with what it can
 measure (or nothing) and its task times from device events mapped onto the host clock.
 
-The CPU's compiled code writes the times itself (``codegen/profiling.py``) into an event
+The CPU's compiled code writes the times itself (``codegen/cpu/profiling.py``) into an event
 buffer laid out as the launch ABI states (``ir/launch_abi.py``); :func:`decode` turns
 it into a :class:`LaunchEvent`.
 

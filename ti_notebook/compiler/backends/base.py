@@ -33,14 +33,14 @@ class Artifact:
     asserts: list[dict]  # AssertStmt info by code - 1; "pos" is a SourcePos or None
     tree_slots: list[int]  # the SNode tree ids the code uses, by local slot
     code: bytes | None = None  # loadable code, kept when the offline cache stores it
-    # kernel_profiler: (tasks, threads) of the code's event buffer (codegen/profiling.py)
+    # kernel_profiler: (tasks, threads) of the code's event buffer (codegen/cpu/profiling.py)
     profile: tuple[int, int] | None = None
     # targets whose tasks are kernels (CUDA): one launch per task, in order, as
-    # codegen/nvptx.py's launch contract states; empty on the CPU
+    # codegen/nvptx/module.py's launch contract states; empty on the CPU
     launches: list[Launch] = dataclasses.field(default_factory=list)
     temps_bytes: int = 0  # the device buffer of values the tasks pass each other
     # LLVM's search for horizontal reductions, off where it costs more than it gives
-    # (codegen/reduction_search.py); the CPU's O3 reads it
+    # (codegen/cpu/reduction_search.py); the CPU's O3 reads it
     horizontal_reductions: bool = True
 
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import functools
 
-from ti_notebook.codegen import reduction_search, vector_math
-from ti_notebook.codegen.cpu import CpuModuleGenerator
+from ti_notebook.codegen import vector_math
+from ti_notebook.codegen.cpu import reduction_search
+from ti_notebook.codegen.cpu.module import CpuModuleGenerator
 from ti_notebook.compiler.backends.base import Artifact, Backend
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR

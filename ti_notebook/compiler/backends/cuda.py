@@ -7,7 +7,7 @@ compare-and-swap loops), and as many threads as the device holds at once. Every 
 a kernel of its own (``tasks_are_kernels``), so the pipeline spills the values that
 cross tasks (``passes/spill_between_tasks.py``) and has no ``privatize_scatter``.
 
-``generate`` builds the module (``codegen/nvptx.py``, whose docstring states the launch
+``generate`` builds the module (``codegen/nvptx/module.py``, whose docstring states the launch
 contract); ``load`` optimises it at O3 with libdevice linked when needed and keeps the
 PTX as the artifact's code; loading it onto a device is the launcher's part, not here:
 :meth:`CudaBackend.launchable` gives a :class:`PtxKernel`, which only describes what
@@ -33,8 +33,8 @@ import hashlib
 import llvmlite
 import llvmlite.binding as llvm
 
-from ti_notebook.codegen import nvptx_target
-from ti_notebook.codegen.nvptx import NvptxModuleGenerator
+from ti_notebook.codegen.nvptx import target as nvptx_target
+from ti_notebook.codegen.nvptx.module import NvptxModuleGenerator
 from ti_notebook.compiler.backends.base import Artifact, Backend
 from ti_notebook.compiler.backends.cpu import context_arg_layout
 from ti_notebook.cuda_analysis.kernel_report import gpu_resources
@@ -55,7 +55,7 @@ class PtxKernel:
     """A kernel compiled for CUDA but not loaded: what a launcher needs, in one place.
 
     ``artifact.code`` is the PTX, ``artifact.launches`` the launch table
-    (``codegen/nvptx.py``), ``layout`` how arguments pack into the launch context.
+    (``codegen/nvptx/module.py``), ``layout`` how arguments pack into the launch context.
     """
 
     entry_address = 0  # nothing is loaded in this process

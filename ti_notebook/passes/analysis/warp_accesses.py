@@ -8,7 +8,7 @@ field access is ``root + byte offset`` with the offset's arithmetic as codegen e
 atomic of a field or ndarray in the task's body, and per access of a block-local
 buffer (shared memory).
 
-Which iteration each lane runs follows ``codegen/nvptx_emitter.py``: a task's
+Which iteration each lane runs follows ``codegen/nvptx/emitter.py``: a task's
 grid-stride loop gives consecutive threads, so a warp's consecutive lanes, consecutive
 flat iterations (``begin + lane`` for the first warp); an ndrange splits the flat index
 row-major (the last axis fastest), a lowered struct-for's row start is the flat cell
@@ -52,7 +52,7 @@ from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes.analysis.lane_values import LaneEvaluator, Lanes, local_stores
 
-DEFAULT_BLOCK_DIM = 128  # what codegen/nvptx.py launches without a loop_config
+DEFAULT_BLOCK_DIM = 128  # what codegen/nvptx/module.py launches without a loop_config
 
 
 def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -> bool:

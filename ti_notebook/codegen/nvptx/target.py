@@ -2,7 +2,7 @@
 
 The target machine is made once per compute capability (``sm_80``, ``sm_90``...), with
 PTX ISA 7.8 (``+ptx78``: loadable by every driver from CUDA 11.8 on). Transcendental
-math calls libdevice's ``__nv_*`` functions (``codegen/nvptx_math.py``): a module that
+math calls libdevice's ``__nv_*`` functions (``codegen/nvptx/device_math.py``): a module that
 calls any is linked with the part of libdevice those functions need (the bitcode is
 parsed once per process, and the part for a set of functions cut out once: a kernel's
 compile then costs tens of ms more, not 150), then everything but the kernels becomes

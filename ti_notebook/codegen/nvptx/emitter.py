@@ -1,20 +1,22 @@
 """Emits one CUDA kernel (one task) from IR statements: the shared emitter, GPU-shaped.
 
 :class:`NvptxFunctionEmitter` is ``codegen/function.py``'s ``FunctionEmitter`` with what
-differs on the GPU overridden:
+differs on the GPU: its own methods, and the parts of this package, functions that take
+the emitter as their first argument. :data:`NVPTX_EMITTERS`, the shared body emitter's
+table with entries replaced, says which runs for each statement kind:
 
 - a parallel task is a grid-stride loop over ``[begin, end)``:
   ``i = begin + ctaid.x * ntid.x + tid.x; i += ntid.x * nctaid.x``; each thread runs the
   task's prologue, its iterations, then the epilogue (where a thread-local reduction
-  combines a warp's values first: ``codegen/nvptx_reduce.py``). An ndrange splits ``i``
+  combines a warp's values first: ``codegen/nvptx/warp_reduce.py``). An ndrange splits ``i``
   per axis; a struct-for's row loop runs its row head for each ``i`` with a row offset
   of 0, and a ``SkipRows`` there moves the thread on to its next ``i``;
 - memory: field, temporary and ndarray bases are ``addrspace(1)`` pointers (``ld.global``),
   and loads from a base the task never writes carry ``!invariant.load`` (``ld.global.nc``;
   ndarrays only when the task writes none of them, since two arguments may share memory);
 - ``ti.clock_counter()`` reads ``%clock64``; ``print`` calls ``vprintf``
-  (``codegen/nvptx_print.py``); transcendentals use libdevice or the special function
-  unit (``codegen/nvptx_math.py``); there are no interrupt polls (the host cannot
+  (``codegen/nvptx/printing.py``); transcendentals use libdevice or the special function
+  unit (``codegen/nvptx/device_math.py``); there are no interrupt polls (the host cannot
   signal a running kernel through host memory).
 
 Atomics get ``syncscope("device")`` in :func:`device_scoped` (llvmlite's builder has no
@@ -31,16 +33,16 @@ import re
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen.function import FunctionEmitter
+from ti_notebook.codegen.emit_table import EmitFunction, checked
+from ti_notebook.codegen.function import BODY_EMITTERS, FunctionEmitter
 from ti_notebook.codegen.llvm_types import I1, I8, I32, I64, VOID
 from ti_notebook.codegen.loops import RowState
-from ti_notebook.codegen.nvptx_bls import SHARED, BlockLocalStorage, SharedMemoryPlan
-from ti_notebook.codegen.nvptx_math import NvptxMath
-from ti_notebook.codegen.nvptx_print import DevicePrint
-from ti_notebook.codegen.nvptx_reduce import WarpReduction, is_reduction_atomic
-from ti_notebook.codegen.nvptx_sparse import ListedBlocks
+from ti_notebook.codegen.nvptx import device_math, printing, shared_memory, sparse_lists
+from ti_notebook.codegen.nvptx.shared_memory import SHARED, SharedMemoryPlan
+from ti_notebook.codegen.nvptx.warp_reduce import is_reduction_atomic, reduce_then_atomic
 from ti_notebook.errors import SourcePos, TiInternalError
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir import types
 
 GLOBAL = ll.PointerType(addrspace=1)
 _ORDERING = r"(?:unordered|monotonic|acquire|release|acq_rel|seq_cst)"
@@ -108,10 +110,9 @@ class WrittenMemory:
         return base not in self.whole and field not in self.fields
 
 
-class NvptxFunctionEmitter(
-    ListedBlocks, BlockLocalStorage, WarpReduction, DevicePrint, NvptxMath, FunctionEmitter
-):
-    """Emits ``task`` into the kernel ``fn`` (whose one argument is ctx)."""
+class NvptxFunctionEmitter(FunctionEmitter):
+    """Emits ``task`` into the kernel ``fn`` (whose one argument is ctx); what runs for
+    each statement kind is in :data:`NVPTX_EMITTERS`."""
 
     def __init__(self, module_gen, fn: ll.Function, task: ir.OffloadedStmt, block_dim: int):
         super().__init__(module_gen, fn)
@@ -120,11 +121,11 @@ class NvptxFunctionEmitter(
         has_asserts = any(isinstance(s, ir.AssertStmt) for s in task.walk_all())
         self.warp_reduction = block_dim % 32 == 0 and not has_asserts
         self.current: ir.Stmt | None = None  # for error positions
-        # block-local storage: one CUDA block per block of the loop (codegen/nvptx_bls.py)
+        # block-local storage: one CUDA block per block of the loop (codegen/nvptx/shared_memory.py)
         limit = module_gen.device.shared_memory_per_block
         self.shared = SharedMemoryPlan.of_task(task, limit)
         self.shared_arrays: list[ll.GlobalVariable] = []
-        self.block_list = None  # a sparse struct-for's list of active blocks (nvptx_sparse.py)
+        self.block_list = None  # a sparse struct-for's list of active blocks (sparse_lists.py)
 
     def stmt(self, stmt: ir.Stmt) -> None:
         self.current = stmt
@@ -147,7 +148,7 @@ class NvptxFunctionEmitter(
         else:
             self.block(task.prologue)
             if self.block_list is not None:
-                self.listed_blocks_loop(self.block_list)
+                sparse_lists.listed_blocks_loop(self, self.block_list)
             else:
                 self.grid_stride_loop(task)
             self.end_random_loop()
@@ -179,7 +180,7 @@ class NvptxFunctionEmitter(
         b.cbranch(b.icmp_signed("<", flat, end), body, exit_block)
         b.position_at_end(body)
         if self.shared is not None:
-            self.barrier()  # the previous block's buffers are done with
+            shared_memory.barrier(self)  # the previous block's buffers are done with
         self.bind_iteration(task, b.trunc(flat, I32), latch)
         self.loop_targets.append((latch, exit_block))
         if task.kind == "struct_for":
@@ -207,10 +208,10 @@ class NvptxFunctionEmitter(
             self.loop_indices[loop.id] = [i]
         self.random_iteration(loop, lambda: i)
 
-    def emit_SkipRows(self, s: ir.SkipRowsStmt):
+    def emit_skip_rows(self, s: ir.SkipRowsStmt):
         rows = self.rows[s.loop.id]
         if rows.counter is not None:  # a row loop of its own (a serialised struct-for)
-            super().emit_SkipRows(s)
+            super().emit_skip_rows(s)
             return
         self.b.branch(rows.header)  # the grid-stride loop's latch: this thread's next i
 
@@ -219,6 +220,20 @@ class NvptxFunctionEmitter(
 
     def strip_mined_loop(self, begin, end, body, set_indices) -> None:
         self.simple_loop(begin, end, body, set_indices)
+
+    def leave_failed_check(self) -> None:
+        if self.shared is not None and self.loop_targets:
+            self.b.branch(self.loop_targets[-1][0])  # the next cell: barriers still meet
+        else:
+            super().leave_failed_check()
+
+    # -- math (device_math.py) ---------------------------------------------------------
+    def transcendental(self, op: str, args: list, dtype: types.DataType) -> ll.Value:
+        return device_math.transcendental(self, op, args, dtype)
+
+    def scalar_math(self, op: str, a: ll.Value, dtype: types.DataType) -> ll.Value:
+        # a GPU thread computes one lane anyway: the same libdevice call as everywhere
+        return device_math.transcendental(self, op, [a], dtype)
 
     # -- memory ------------------------------------------------------------------------
     def global_space(self, key: tuple, generic: ll.Value) -> ll.Value:
@@ -234,31 +249,49 @@ class NvptxFunctionEmitter(
     def external_data(self, arg_index: int) -> ll.Value:
         return self.global_space(("data", arg_index), super().external_data(arg_index))
 
-    def emit_GlobalLoad(self, s: ir.GlobalLoadStmt):
-        load = super().emit_GlobalLoad(s)
+    def emit_global_load(self, s: ir.GlobalLoadStmt):
+        load = super().emit_global_load(s)
         if self.written.unchanged(s.ptr):
             load.set_metadata("invariant.load", self.module.add_metadata([]))
         return load
 
-    def emit_AtomicOp(self, s: ir.AtomicOpStmt):
+    def emit_atomic_op(self, s: ir.AtomicOpStmt):
         if self.warp_reduction and is_reduction_atomic(s, self.task):
-            return self.reduce_then_atomic(s)
-        return super().emit_AtomicOp(s)
+            return reduce_then_atomic(self, s)
+        return super().emit_atomic_op(s)
 
-    def emit_MemsetZero(self, s: ir.MemsetZeroStmt):
+    def emit_memset_zero(self, s: ir.MemsetZeroStmt):
         ptr = self.v(s.ptr)
         if ptr.type.addrspace == SHARED:
-            return self.zero_shared(ptr, s.nbytes)
+            return shared_memory.zero_shared(self, ptr, s.nbytes)
         name = f"llvm.memset.p{ptr.type.addrspace}.i64"
         fn = self.declare(name, VOID, [ptr.type, I8, I64, I1])
         zero, size = ll.Constant(I8, 0), ll.Constant(I64, s.nbytes)
         self.b.call(fn, [ptr, zero, size, ll.Constant(I1, 0)])
 
-    def emit_ScratchAlloc(self, s: ir.ScratchAllocStmt):
+    def emit_scratch_alloc(self, s: ir.ScratchAllocStmt):
         raise TiInternalError("a privatised scatter reached the CUDA code generator", s.pos)
 
-    def emit_Clock(self, s: ir.ClockStmt):
+    def emit_clock(self, s: ir.ClockStmt):
         return self.intrinsic("llvm.nvvm.read.ptx.sreg.clock64", I64, [])
 
 
 _SREGS = ("tid", "ctaid", "ntid", "nctaid")
+
+
+N = NvptxFunctionEmitter
+# the shared body emitter's table, with what a GPU does differently
+NVPTX_EMITTERS: dict[type, EmitFunction] = {
+    **BODY_EMITTERS,
+    ir.SkipRowsStmt: N.emit_skip_rows,
+    ir.GlobalLoadStmt: N.emit_global_load,
+    ir.AtomicOpStmt: N.emit_atomic_op,
+    ir.MemsetZeroStmt: N.emit_memset_zero,
+    ir.ScratchAllocStmt: N.emit_scratch_alloc,
+    ir.ClockStmt: N.emit_clock,
+    ir.LocalArrayStmt: shared_memory.emit_local_array,
+    ir.RangeForStmt: shared_memory.emit_range_for,
+    ir.PrintStmt: printing.emit_print,
+}
+NvptxFunctionEmitter.EMITTERS = checked(NVPTX_EMITTERS, "NvptxFunctionEmitter")
+del N

@@ -5,7 +5,7 @@ The launch contract (what a launcher of this module must do, and what
 
 - every task ``k`` is ``define ptx_kernel void @<prefix>_task<k>(ptr %ctx)``; a task may
   have helper kernels before it (``<prefix>_task<k>_snapshot``, ``_list_clear``,
-  ``_list``: ``codegen/nvptx_sparse.py``); every kernel of ``launches`` runs once, in
+  ``_list``: ``codegen/nvptx/sparse_lists.py``); every kernel of ``launches`` runs once, in
   order, on one stream;
 - ``ctx`` is the CPU's launch context (``ir/launch_abi.py``: ``CTX_ROOTS``,
   ``CTX_TEMPS``, ``CTX_ERROR``..., arguments from ``CTX_ARGS`` as
@@ -52,13 +52,13 @@ import operator
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import nvptx_target
 from ti_notebook.codegen.llvm_types import I8, I32, I64, PTR, VOID
 from ti_notebook.codegen.module_base import ModuleGeneratorBase
-from ti_notebook.codegen.nvptx_bls import SHARED, cells_per_block, untyped
-from ti_notebook.codegen.nvptx_emitter import NvptxFunctionEmitter, device_scoped
-from ti_notebook.codegen.nvptx_reduce import is_reduction_atomic
-from ti_notebook.codegen.nvptx_sparse import SparseKernels
+from ti_notebook.codegen.nvptx import sparse_lists
+from ti_notebook.codegen.nvptx import target as nvptx_target
+from ti_notebook.codegen.nvptx.emitter import NvptxFunctionEmitter, device_scoped
+from ti_notebook.codegen.nvptx.shared_memory import SHARED, cells_per_block, untyped
+from ti_notebook.codegen.nvptx.warp_reduce import is_reduction_atomic
 from ti_notebook.errors import TiValueError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
@@ -72,7 +72,7 @@ MAX_BLOCK_DIM = MAX_THREADS_PER_BLOCK
 WARP = WARP_SIZE
 
 
-class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
+class NvptxModuleGenerator(ModuleGeneratorBase):
     """Builds the NVPTX module of one specialised kernel, and its launch table."""
 
     def __init__(
@@ -97,8 +97,10 @@ class NvptxModuleGenerator(SparseKernels, ModuleGeneratorBase):
     def generate(self) -> str:
         for k, task in enumerate(self.kernel.tasks()):
             name = f"{self.prefix}_task{k}"
-            snapshot = self.snapshot_kernel(task, name) if task.snapshot is not None else None
-            listing = self.block_list(task, name, snapshot)
+            snapshot = None
+            if task.snapshot is not None:
+                snapshot = sparse_lists.snapshot_kernel(self, task, name)
+            listing = sparse_lists.block_list(self, task, name, snapshot)
             block_dim = self.block_dim(task, listing)
             emitter = self.task_emitter(name, task, block_dim, snapshot)
             emitter.block_list = listing

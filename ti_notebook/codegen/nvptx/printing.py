@@ -32,6 +32,7 @@ import re
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.llvm_types import I8, I32, I64, PTR
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
@@ -110,53 +111,53 @@ def printf_format(stmt: ir.PrintStmt) -> str:
     return "".join(out) + stmt.end.replace("%", "%%")
 
 
-class DevicePrint:
-    """``emit_Print`` for the NVPTX emitter."""
+def emit_print(e: FunctionEmitter, s: ir.PrintStmt) -> None:
+    """A ``vprintf`` of the line's format and its values (see the module)."""
+    e.gen.register_print(s)
+    b = e.b
+    slots: list[ll.Value] = []
+    for item, spec in zip(s.values, s.specs, strict=True):
+        raw = e.v(item)
+        if item.dtype.is_float:
+            slots.append(b.bitcast(e.cast(raw, item.dtype, types.f64), I64))
+            continue
+        wide = types.i64 if item.dtype.is_signed else types.u64
+        raw = e.cast(raw, item.dtype, wide)
+        if signed_magnitude(item.dtype.name, spec):
+            negative = b.icmp_signed("<", raw, ll.Constant(I64, 0))
+            sign = b.select(negative, sign_string(e, "-"), sign_string(e, ""))
+            slots.append(b.ptrtoint(sign, I64))
+            raw = b.select(negative, b.neg(raw), raw)
+        slots.append(raw)
+    args = e.entry_builder.alloca(ll.ArrayType(I64, max(len(slots), 1)), name="printf_args")
+    args.align = 8
+    for k, raw in enumerate(slots):
+        b.store(raw, b.gep(args, [ll.Constant(I64, 0), ll.Constant(I32, k)]))
+    vprintf = e.declare("vprintf", I32, [PTR, PTR])
+    b.call(vprintf, [format_string(e, printf_format(s)), args])
 
-    def emit_Print(self, s: ir.PrintStmt):
-        self.gen.register_print(s)
-        b = self.b
-        slots: list[ll.Value] = []
-        for item, spec in zip(s.values, s.specs, strict=True):
-            raw = self.v(item)
-            if item.dtype.is_float:
-                slots.append(b.bitcast(self.cast(raw, item.dtype, types.f64), I64))
-                continue
-            wide = types.i64 if item.dtype.is_signed else types.u64
-            raw = self.cast(raw, item.dtype, wide)
-            if signed_magnitude(item.dtype.name, spec):
-                negative = b.icmp_signed("<", raw, ll.Constant(I64, 0))
-                sign = b.select(negative, self.sign_string("-"), self.sign_string(""))
-                slots.append(b.ptrtoint(sign, I64))
-                raw = b.select(negative, b.neg(raw), raw)
-            slots.append(raw)
-        args = self.entry_builder.alloca(ll.ArrayType(I64, max(len(slots), 1)), name="printf_args")
-        args.align = 8
-        for k, raw in enumerate(slots):
-            b.store(raw, b.gep(args, [ll.Constant(I64, 0), ll.Constant(I32, k)]))
-        vprintf = self.declare("vprintf", I32, [PTR, PTR])
-        b.call(vprintf, [self.format_string(printf_format(s)), args])
 
-    def sign_string(self, text: str) -> ll.Value:
-        """A generic pointer to the constant string ``text`` ("-" or "")."""
-        name = f"{self.gen.prefix}_sign{'_minus' if text else '_none'}"
-        string = self.module.globals.get(name)
-        if string is None:
-            data = bytearray(text.encode() + b"\0")
-            string_type = ll.ArrayType(I8, len(data))
-            string = ll.GlobalVariable(self.module, string_type, name, addrspace=CONSTANT_SPACE)
-            string.global_constant = True
-            string.linkage = "private"
-            string.initializer = ll.Constant(string_type, data)
-        return self.b.addrspacecast(string, PTR)
-
-    def format_string(self, text: str) -> ll.Value:
-        """A generic pointer to ``text`` (NUL-terminated) in constant memory."""
-        data = bytearray(text.encode("utf-8") + b"\0")
+def sign_string(e: FunctionEmitter, text: str) -> ll.Value:
+    """A generic pointer to the constant string ``text`` ("-" or "")."""
+    name = f"{e.gen.prefix}_sign{'_minus' if text else '_none'}"
+    string = e.module.globals.get(name)
+    if string is None:
+        data = bytearray(text.encode() + b"\0")
         string_type = ll.ArrayType(I8, len(data))
-        name = f"{self.gen.prefix}_format{len(self.gen.prints) - 1}"
-        string = ll.GlobalVariable(self.module, string_type, name, addrspace=CONSTANT_SPACE)
+        string = ll.GlobalVariable(e.module, string_type, name, addrspace=CONSTANT_SPACE)
         string.global_constant = True
         string.linkage = "private"
         string.initializer = ll.Constant(string_type, data)
-        return self.b.addrspacecast(string, PTR)
+    return e.b.addrspacecast(string, PTR)
+
+
+def format_string(e: FunctionEmitter, text: str) -> ll.Value:
+    """A generic pointer to ``text`` (NUL-terminated) in constant memory."""
+    data = bytearray(text.encode("utf-8") + b"\0")
+    string_type = ll.ArrayType(I8, len(data))
+    name = f"{e.gen.prefix}_format{len(e.gen.prints) - 1}"
+    string = ll.GlobalVariable(e.module, string_type, name, addrspace=CONSTANT_SPACE)
+    string.global_constant = True
+    string.linkage = "private"
+    string.initializer = ll.Constant(string_type, data)
+    return e.b.addrspacecast(string, PTR)

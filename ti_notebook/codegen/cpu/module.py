@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import profiling, vector_math
+from ti_notebook.codegen import vector_math
+from ti_notebook.codegen.cpu import profiling
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.llvm_types import I1, I8, I32, I64, PTR, VOID
 from ti_notebook.codegen.module_base import ModuleGeneratorBase
