@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import threading
 
-from ti_notebook.runtime import kernel_code, printing
+from ti_notebook.runtime import compile_worker, kernel_code, printing
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.kernel_code import KernelCode
 
@@ -46,12 +46,10 @@ def ensure_runtime(store=None) -> None:
 
 
 def _optimised_object(llvm_text: str, horizontal_reductions: bool) -> tuple[bytes, str]:
-    """(object code, optimised IR) of a module: O3 for the host CPU."""
+    """(object code, optimised IR) of a module: O3 for the host CPU, in a compile worker
+    process after the first few (``runtime/compile_worker.py``: LLVM's pipeline leaks)."""
     ensure_runtime()
-    engine = jit()
-    module = engine.parse(llvm_text)
-    engine.optimize(module, horizontal_reductions=horizontal_reductions)
-    return engine.object_code(module), str(module)
+    return compile_worker.optimised_object(llvm_text, horizontal_reductions=horizontal_reductions)
 
 
 def load(

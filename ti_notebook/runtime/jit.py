@@ -23,7 +23,7 @@ import threading
 
 import llvmlite.binding as llvm
 
-from ti_notebook.runtime import native_symbols
+from ti_notebook.runtime import compile_server, native_symbols
 from ti_notebook.runtime.stage_clock import stage
 
 _lock = threading.Lock()
@@ -35,19 +35,10 @@ class JitEngine:
     """Owns the target machine and the execution engine of this process."""
 
     def __init__(self) -> None:
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        llvm.initialize_native_asmparser()
-        self.triple = llvm.get_process_triple()
-        self.cpu_name = llvm.get_host_cpu_name()
-        self.cpu_features = llvm.get_host_cpu_features().flatten()
-        target = llvm.Target.from_triple(self.triple)
-        self.target_machine = target.create_target_machine(
-            cpu=self.cpu_name,
-            features=self.cpu_features,
-            opt=3,
-            reloc="default",
-            codemodel="jitdefault",
+        # the same target setup as a compile worker's (runtime/compile_server.py)
+        self.triple, self.cpu_name, self.cpu_features = compile_server.host_target()
+        self.target_machine = compile_server.target_machine(
+            self.triple, self.cpu_name, self.cpu_features
         )
         self.target_data = self.target_machine.target_data
         # The engine needs a module to start from; an empty one owns nothing.
@@ -80,20 +71,10 @@ class JitEngine:
         to turn into machine code instead of 0.2 s. ``horizontal_reductions=False`` leaves
         out only the SLP vectoriser's search for horizontal reductions: what the code
         generator chooses for kernels whose long blocks are loop bodies
-        (``codegen/reduction_search.py``)."""
+        (``codegen/cpu/reduction_search.py``)."""
         with stage("llvm_optimise"), _options_lock:
             # an LLVM command-line option is global: set and used under one lock
-            llvm.set_option("", f"-slp-vectorize-hor={str(horizontal_reductions).lower()}")
-            self._optimize(module, speed_level)
-
-    def _optimize(self, module: llvm.ModuleRef, speed_level: int) -> None:
-        pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
-        pto.loop_vectorization = speed_level >= 2
-        pto.slp_vectorization = speed_level >= 2
-        pto.loop_unrolling = speed_level >= 2
-        pass_builder = llvm.create_pass_builder(self.target_machine, pto)
-        pass_manager = pass_builder.getModulePassManager()
-        pass_manager.run(module, pass_builder)
+            compile_server.optimise(module, self.target_machine, speed_level, horizontal_reductions)
 
     def assembly(self, module: llvm.ModuleRef) -> str:
         return self.target_machine.emit_assembly(module)

@@ -76,3 +76,23 @@ def stage(name: str) -> Iterator[None]:
         record.seconds[name] = record.seconds.get(name, 0.0) + took - nested
         if record.inner:
             record.inner[-1] += took
+
+
+def credit(name: str, seconds: float) -> None:
+    """Adds ``seconds`` spent elsewhere (a compile worker's stages) to ``name`` in the open
+    recording, if any, as a stage nested where the call is would count.
+
+    >>> import time
+    >>> with recording() as seconds:
+    ...     with stage("load"):
+    ...         time.sleep(0.02)  # waiting for the worker's answer
+    ...         credit("llvm_optimise", 0.015)  # what it says its O3 took
+    >>> seconds["llvm_optimise"], sorted(seconds)
+    (0.015, ['llvm_optimise', 'load'])
+    """
+    record = _current.get()
+    if record is None:
+        return
+    record.seconds[name] = record.seconds.get(name, 0.0) + seconds
+    if record.inner:
+        record.inner[-1] += seconds
