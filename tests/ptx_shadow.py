@@ -4,7 +4,7 @@
 ``tests/conftest.py`` switches it on (``TI_PTX_SHADOW=1``; by default in CI when ptxas is
 on PATH) by wrapping the compile step of the offline-cache path
 (``ti_notebook.compiler.cached.compile_kernel``): right after a CPU compile succeeds, the
-same request is traced again for :class:`CudaBackend` and compiled to PTX, quietly (no
+same request is traced again for the CUDA target (``ptx_backend``) and compiled to PTX, quietly (no
 warnings, no printed IR, symbols of its own), with the driver and the pass pipeline as
 they were when the session started: a test that spies on them (a patched
 ``driver.trace`` or ``pipeline.verify``) sees its own compiles only. A Python exception
@@ -61,9 +61,9 @@ class Shadow:
     """Counts and failures of the shadow compiles of one session."""
 
     def __init__(self) -> None:
-        from ti_notebook.compiler.backends.cuda import CudaBackend
+        from ti_notebook.compiler.backends.cuda import ptx_backend
 
-        self.backend = CudaBackend(compute_capability=ARCH)
+        self.backend = ptx_backend(compute_capability=ARCH)
         self.checked = 0
         self.skipped: collections.Counter = collections.Counter()
         self.failed = 0

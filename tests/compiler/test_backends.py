@@ -17,7 +17,8 @@ import pytest
 import ti_notebook as ti
 from ti_notebook.compiler import backends
 from ti_notebook.compiler.backends import backend_for, resolve_arch
-from ti_notebook.compiler.backends.cpu import CpuBackend
+from ti_notebook.compiler.backends.base import Backend
+from ti_notebook.compiler.backends.cpu import CpuRuntime, CpuTarget
 from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.driver import compile_kernel, trace
 from ti_notebook.compiler.request import CacheSettings, CompileRequest
@@ -33,7 +34,7 @@ CELLS = 1 << 18  # a 1 MiB grid of f32: 4 threads' copies fit the budget, 512 do
 PARTICLES = 3 * CELLS  # three adds per grid cell: enough for a private copy to pay
 
 
-class FakeBackend(CpuBackend):
+class FakeTarget(CpuTarget):
     """The CPU's code path under another target's capabilities."""
 
     arch = "fake"
@@ -48,6 +49,11 @@ class FakeBackend(CpuBackend):
             shared_memory_per_block=48 << 10,
             non_temporal_stores=False,
         )
+
+
+def FakeBackend(threads: int) -> Backend:  # noqa: N802 - it stands for a backend class
+    """:class:`FakeTarget` with the CPU's runtime."""
+    return Backend(FakeTarget(threads), CpuRuntime())
 
 
 def _scatter_kernel():
@@ -86,7 +92,7 @@ def test_the_cpu_backend_states_its_capabilities_as_data():
     assert caps.vector_width in (16, 32, 64) and caps.non_temporal_stores
     with pytest.raises(dataclasses.FrozenInstanceError):
         caps.threads = 8
-    assert CpuBackend.stage_names == ("asm",) and CpuBackend.cache_subdir == "cpu"
+    assert CpuTarget.stage_names == ("asm",) and CpuTarget.cache_subdir == "cpu"
 
 
 def test_a_thread_count_changes_privatize_scatters_decision():
@@ -117,7 +123,7 @@ def test_streaming_stores_follow_the_capability():
             big[i] = 1.0
 
     marked = {}
-    for backend in (CpuBackend(4), FakeBackend(4)):
+    for backend in (backend_for("cpu", 4), FakeBackend(4)):
         kernel, _inputs = trace(_request(fill, backend))
         pipeline.run(kernel, CompileOptions(), backend.capabilities)
         stores = [s for s in kernel.block.walk() if isinstance(s, ir.GlobalStoreStmt)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.compiler.backends.cpu import CpuBackend
+from ti_notebook.compiler.backends.cpu import CpuTarget
 from ti_notebook.ir import nodes as ir
 from ti_notebook.passes import pipeline
 
@@ -28,7 +28,7 @@ def test_every_pass_is_recorded_with_whether_it_changed_and_its_time():
     fill = _fill_kernel()
     report = fill.stages(1)["report"]
     names = [record.name for record in report.pass_records]
-    assert names == [name for name, _ in CpuBackend.passes]
+    assert names == [name for name, _ in CpuTarget.passes]
     assert all(record.time_s >= 0 for record in report.pass_records)
     changed = {record.name: record.changed for record in report.pass_records}
     assert changed["offload"] and not changed["make_block_local"]
@@ -71,7 +71,7 @@ def _break_the_ir(kernel, options, capabilities) -> bool:
 def test_debug_verifies_after_each_pass_and_names_the_culprit(monkeypatch):
     after = [name for name, _ in pipeline.PASSES].index("offload") + 1  # it breaks a task
     passes = (*pipeline.PASSES[:after], ("break_the_ir", _break_the_ir), *pipeline.PASSES[after:])
-    monkeypatch.setattr(CpuBackend, "passes", passes)
+    monkeypatch.setattr(CpuTarget, "passes", passes)
     ti.init(arch=ti.cpu, debug=True)
     with pytest.raises(ti.errors.TiInternalError, match="after break_the_ir: .* not defined"):
         _fill_kernel()(3)

@@ -11,7 +11,8 @@ host address leaking into the device context would go unnoticed by the kernel, s
 tests also check that the fields' host bytes do not change before a download.
 
 :func:`use_fake_device` makes the current session compile through
-:class:`FakeDeviceBackend` (the real ``CudaDeviceBackend``, with this context).
+:class:`FakeDeviceBackend` (the CUDA target with the real ``CudaDeviceRuntime`` on
+this context).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ import time
 
 import numpy as np
 
-from ti_notebook.compiler.backends.cuda_device import CudaDeviceBackend
-from ti_notebook.lang import config as config_module
+from ti_notebook.compiler.backends.base import Backend
+from ti_notebook.compiler.backends.cuda import CudaTarget
+from ti_notebook.compiler.backends.cuda_device import CudaDeviceRuntime
 from ti_notebook.runtime.cuda_driver import CudaStatus
 from ti_notebook.runtime.cuda_launch import DeviceKernel
 from ti_notebook.runtime.simt import SIMT_DEVICE, SimtModule
+from ti_notebook.lang import config as config_module
 
 GARBAGE = 0xA5
 # an sm_80 as small as the emulator's: 2 SMs x 4 blocks x 2 = a grid of 16 at most
@@ -142,16 +145,16 @@ class CheckedDeviceKernel(DeviceKernel):
         return np.ctypeslib.as_array(self.context.buffers[tree.address])[: tree.nbytes]
 
 
-class FakeDeviceBackend(CudaDeviceBackend):
-    """The device backend on :class:`FakeContext`: it tells the fake which optimised IR
+class FakeDeviceRuntime(CudaDeviceRuntime):
+    """The device runtime on :class:`FakeContext`: it tells the fake which optimised IR
     each PTX text came from, so the emulator can run it, and its kernels check which
     trees they write."""
 
     def __init__(self, context: FakeContext) -> None:
         super().__init__(FAKE_STATUS, context=context)
 
-    def load(self, module_text, artifact, keep_code):
-        entry, optimized = super().load(module_text, artifact, keep_code)
+    def load(self, target, module_text, artifact, keep_code):
+        entry, optimized = super().load(target, module_text, artifact, keep_code)
         self.context.ir_for_ptx[artifact.code] = optimized
         return entry, optimized
 
@@ -160,6 +163,14 @@ class FakeDeviceBackend(CudaDeviceBackend):
         return CheckedDeviceKernel(
             name, layout, return_type, artifact, module, self.context, self.device
         )
+
+
+class FakeDeviceBackend(Backend):
+    """The CUDA target for the fake device, with :class:`FakeDeviceRuntime`."""
+
+    def __init__(self, context: FakeContext) -> None:
+        runtime = FakeDeviceRuntime(context)
+        super().__init__(CudaTarget(runtime.device), runtime)
 
 
 def use_fake_device(monkeypatch) -> FakeContext:

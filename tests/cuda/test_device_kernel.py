@@ -1,4 +1,4 @@
-"""``DeviceKernel`` and ``CudaDeviceBackend`` end to end, on a fake device.
+"""``DeviceKernel`` and ``CudaDeviceRuntime`` end to end, on a fake device.
 
 The kernels are compiled by the real device backend (PTX made and kept), and launched
 by the real ``DeviceKernel`` through :class:`fake_device.FakeContext`, whose device

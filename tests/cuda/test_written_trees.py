@@ -1,4 +1,4 @@
-"""Which trees a task writes (``CudaDeviceBackend``'s ``written_tree_slots``)."""
+"""Which trees a task writes (``CudaDeviceRuntime``'s ``written_tree_slots``)."""
 
 from __future__ import annotations
 

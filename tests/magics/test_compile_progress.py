@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ti_notebook.compiler.backends.cpu import CpuBackend
+from ti_notebook.compiler.backends.cpu import CpuTarget
 from ti_notebook.magics import compile_watch
 
 pytestmark = pytest.mark.cpu
@@ -21,7 +21,7 @@ def fill(v: ti.f32):
 
 def _with_pass(monkeypatch, name, run_pass):
     """The CPU pipeline with ``run_pass`` first (the real passes follow)."""
-    monkeypatch.setattr(CpuBackend, "passes", ((name, run_pass), *CpuBackend.passes))
+    monkeypatch.setattr(CpuTarget, "passes", ((name, run_pass), *CpuTarget.passes))
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ debug mode (the verifier after every pass) and read the resulting IR.
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.compiler.backends.cpu import CpuBackend
-from ti_notebook.compiler.backends.cuda import CudaBackend
+from ti_notebook.compiler.backends import backend_for
+from ti_notebook.compiler.backends.cuda import ptx_backend
 from ti_notebook.compiler.driver import trace
 from ti_notebook.compiler.request import CompileRequest, Param
 from ti_notebook.frontend.source import FunctionSource
@@ -52,7 +52,7 @@ def test_every_task_reads_only_what_it_defines_or_loads_from_temporaries():
             total += x[i]
         return total
 
-    kernel, changed = _lowered(mixed, CudaBackend(), [Param("n", "scalar", ti.i32)])
+    kernel, changed = _lowered(mixed, ptx_backend(), [Param("n", "scalar", ti.i32)])
     assert changed["spill_between_tasks"]
     for task in kernel.tasks():
         own = _defined_in(task)
@@ -73,7 +73,7 @@ def test_a_serial_task_that_only_computed_a_bound_goes_away():
             x[i, j] = i + j
         return 0
 
-    kernel, _ = _lowered(fill, CudaBackend(), [Param("n", "scalar", ti.i32)])
+    kernel, _ = _lowered(fill, ptx_backend(), [Param("n", "scalar", ti.i32)])
     kinds = [task.kind for task in kernel.tasks()]
     assert kinds == ["range_for", "serial"]  # the extents' spill to temporaries is gone
     assert not [
@@ -87,9 +87,9 @@ def test_the_cpu_pipeline_does_not_run_it():
     def nothing() -> ti.i32:
         return 1
 
-    _kernel, changed = _lowered(nothing, CpuBackend(2))
+    _kernel, changed = _lowered(nothing, backend_for("cpu", 2))
     assert "spill_between_tasks" not in changed
     assert "privatize_scatter" in changed
-    cuda_names = [name for name, _ in CudaBackend().passes]
+    cuda_names = [name for name, _ in ptx_backend().passes]
     assert "privatize_scatter" not in cuda_names
     assert cuda_names.index("spill_between_tasks") == cuda_names.index("eliminate_dead_code") - 1

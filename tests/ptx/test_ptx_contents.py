@@ -13,7 +13,7 @@ from ptx_helpers import assert_ptxas_accepts, cuda_stages, entries, instructions
 import ti_notebook as ti
 from ti_notebook.codegen.nvptx import target as nvptx_target
 from ti_notebook.codegen.nvptx.device_math import forbidden_intrinsics
-from ti_notebook.compiler.backends.cuda import CudaBackend
+from ti_notebook.compiler.backends.cuda import ptx_backend
 from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.request import CacheSettings, CompileRequest
 from ti_notebook.frontend.source import FunctionSource
@@ -227,7 +227,7 @@ def test_the_launch_table_survives_the_offline_cache(tmp_path):
         template_values={},
         return_type=None,
         options=CompileOptions(),
-        backend=CudaBackend(compute_capability="sm_80"),
+        backend=ptx_backend(compute_capability="sm_80"),
         cache=CacheSettings(path=str(tmp_path)),
     )
     from ti_notebook.compiler.request import Param

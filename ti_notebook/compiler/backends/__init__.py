@@ -1,10 +1,13 @@
 """The backends, by arch: ``ti.init(arch=...)`` selects one here.
 
-``cpu`` compiles for the host. ``cuda`` (and ``gpu``) compile NVPTX: with
-``cuda_sim=True`` (or ``TI_CUDA_SIM=1``) its code runs on the SIMT emulator, anywhere;
-without a CUDA device the session falls back to the CPU, as Taichi does, and warns once
-with the driver's own reason. ``vulkan``, ``metal`` and ``opengl`` have no backend here:
-they fall back to the CPU with a warning at every ``ti.init`` that asks for them.
+A backend is a target (what compiles IR to an artifact, with no device) and a runtime
+(what loads and launches it), ``base.py`` says; :data:`BACKENDS` composes them. ``cpu``
+compiles for the host and runs there. ``cuda`` (and ``gpu``) compile NVPTX and run on
+the GPU; with ``cuda_sim=True`` (or ``TI_CUDA_SIM=1``) the same target's code runs on
+the SIMT emulator, anywhere; without a CUDA device the session falls back to the CPU,
+as Taichi does, and warns once with the driver's own reason. ``vulkan``, ``metal`` and
+``opengl`` have no backend here: they fall back to the CPU with a warning at every
+``ti.init`` that asks for them.
 
     >>> resolve_arch("x64")
     'cpu'
@@ -12,6 +15,8 @@ they fall back to the CPU with a warning at every ``ti.init`` that asks for them
     'cuda'
     >>> backend_for("cpu", threads=2).capabilities.threads
     2
+    >>> {name: (t.__name__, r.__name__) for name, (t, r) in BACKENDS.items()}["cuda_sim"]
+    ('CudaTarget', 'SimtRuntime')
 """
 
 from __future__ import annotations
@@ -19,8 +24,11 @@ from __future__ import annotations
 import functools
 import warnings
 
-from ti_notebook.compiler.backends.base import Artifact, Backend
-from ti_notebook.compiler.backends.cpu import CpuBackend
+from ti_notebook.compiler.backends.base import Artifact, Backend, Runtime, Target
+from ti_notebook.compiler.backends.cpu import CpuRuntime, CpuTarget
+from ti_notebook.compiler.backends.cuda import CudaTarget
+from ti_notebook.compiler.backends.cuda_device import CudaDeviceRuntime
+from ti_notebook.compiler.backends.cuda_sim import SimtRuntime
 from ti_notebook.errors import TiValueError
 from ti_notebook.runtime import devices
 
@@ -29,7 +37,24 @@ ALIASES = {"x64": "cpu", "arm64": "cpu", "gpu": "cuda"}
 WITHOUT_BACKEND = ("vulkan", "metal", "opengl")
 _warned: set[str] = set()  # the CUDA fallback's reasons already said in this process
 
-__all__ = ["ALIASES", "WITHOUT_BACKEND", "Artifact", "Backend", "backend_for", "resolve_arch"]
+# name -> (target, runtime); the runtime's device is what the target compiles for
+BACKENDS: dict[str, tuple[type[Target], type[Runtime]]] = {
+    "cpu": (CpuTarget, CpuRuntime),
+    "cuda": (CudaTarget, CudaDeviceRuntime),
+    "cuda_sim": (CudaTarget, SimtRuntime),
+}
+
+__all__ = [
+    "ALIASES",
+    "BACKENDS",
+    "WITHOUT_BACKEND",
+    "Artifact",
+    "Backend",
+    "Runtime",
+    "Target",
+    "backend_for",
+    "resolve_arch",
+]
 
 
 def resolve_arch(requested: str, cuda_sim: bool = False) -> str:
@@ -72,14 +97,9 @@ def resolve_arch(requested: str, cuda_sim: bool = False) -> str:
 
 @functools.cache
 def backend_for(arch: str, threads: int, cuda_sim: bool = False) -> Backend:
-    """The backend of a resolved ``arch`` (see :func:`resolve_arch`): the CPU's for
-    ``threads``, or CUDA's on the emulator (``cuda_sim``) or the device."""
-    if arch == "cpu":
-        return CpuBackend(threads)
-    if cuda_sim:
-        from ti_notebook.compiler.backends.cuda_sim import CudaSimBackend
-
-        return CudaSimBackend()
-    from ti_notebook.compiler.backends.cuda_device import CudaDeviceBackend
-
-    return CudaDeviceBackend()
+    """The backend of a resolved ``arch`` (see :func:`resolve_arch`), from
+    :data:`BACKENDS`: the CPU's for ``threads``, or CUDA's on the emulator
+    (``cuda_sim``) or the device."""
+    target_type, runtime_type = BACKENDS["cuda_sim" if arch == "cuda" and cuda_sim else arch]
+    runtime = runtime_type()
+    return Backend(target_type.for_device(runtime.device, threads), runtime)

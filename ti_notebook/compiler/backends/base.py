@@ -1,13 +1,23 @@
-"""What a backend is: one target's capabilities, passes, stages, and how its code is
-made, loaded, launched and kept in the offline cache.
+"""What a backend is: a target (what compiles IR to an artifact, with no device) and a
+runtime (what loads and launches that artifact), composed.
 
-The driver (``compiler/driver.py``) is the same for every target: it traces, runs
-``backend.passes`` with ``backend.capabilities``, and hands the IR to the backend. A
-backend's compiled code travels as an :class:`Artifact`: the entry symbol, the tables
-the launcher reads (prints, asserts, the SNode trees by slot) and the loadable code.
+The driver (``compiler/driver.py``) is the same for every backend: it traces, runs
+``backend.passes`` with ``backend.capabilities``, and hands the IR to the backend.
+Compiled code travels as an :class:`Artifact`: the entry symbol, the tables the
+launcher reads (prints, asserts, the SNode trees by slot) and the loadable code.
 
-    >>> from ti_notebook.compiler.backends.cpu import CpuBackend
-    >>> cpu = CpuBackend(threads=4)
+- a :class:`Target` owns the capabilities, the passes, its stages, code generation,
+  and the artifact's format in the offline cache: it needs no device, so
+  ``kernel.stages(arch="cuda")`` works anywhere;
+- a :class:`Runtime` starts what runs code, turns a generated module into loadable
+  code (``load``), and makes the object a kernel call launches (``launchable``); its
+  ``device`` is what the target compiles for (None: the host);
+- a :class:`Backend` is one of each; ``backends/__init__.py``'s ``BACKENDS`` table says
+  which target and runtime each arch uses (the CUDA emulator: the CUDA target with the
+  SIMT runtime).
+
+    >>> from ti_notebook.compiler.backends.cpu import CpuRuntime, CpuTarget
+    >>> cpu = Backend(CpuTarget(threads=4), CpuRuntime())
     >>> cpu.arch, cpu.stage_names, cpu.cache_subdir, cpu.capabilities.warp_size
     ('cpu', ('asm',), 'cpu', 1)
 """
@@ -44,8 +54,9 @@ class Artifact:
     horizontal_reductions: bool = True
 
 
-class Backend(abc.ABC):
-    """One compilation target. Subclasses set the class attributes and the methods."""
+class Target(abc.ABC):
+    """What compiles IR for one kind of machine, with no device needed. Subclasses set
+    the class attributes and the methods."""
 
     arch: str  # the name ti.init(arch=...) selects it by
     stage_names: tuple[str, ...]  # its own stages, after the common ones ("asm", "ptx")
@@ -53,9 +64,10 @@ class Backend(abc.ABC):
     capabilities: Capabilities
     passes: tuple  # (name, run) pairs, in order (passes/pipeline.py)
 
+    @classmethod
     @abc.abstractmethod
-    def start(self, store=None) -> None:
-        """Makes its runtime ready (once per process); ``store`` may keep runtime code."""
+    def for_device(cls, device, threads: int) -> Target:
+        """The target for a runtime's ``device`` (None: the host) and ``threads``."""
 
     @abc.abstractmethod
     def target_description(self) -> dict:
@@ -71,19 +83,6 @@ class Backend(abc.ABC):
         self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None
     ) -> tuple[str, Artifact]:
         """IR → the module's text and the artifact's tables (no code yet)."""
-
-    @abc.abstractmethod
-    def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[int, str]:
-        """Optimises and loads a module: (entry address, optimised text); with
-        ``keep_code`` the loadable code goes to ``artifact.code`` too."""
-
-    @abc.abstractmethod
-    def load_code(self, artifact: Artifact) -> int:
-        """Loads an artifact's kept code (an offline-cache hit): the entry address."""
-
-    @abc.abstractmethod
-    def launchable(self, name: str, entry: int, layout, return_type, artifact: Artifact):
-        """The object a kernel call launches."""
 
     @abc.abstractmethod
     def target_stage(self, stage: str, optimized_text: str, stages=None):
@@ -121,8 +120,109 @@ class Backend(abc.ABC):
             int(header.get("temps_bytes", 0)),
         )
 
+
+class Runtime(abc.ABC):
+    """What loads a target's code and launches it."""
+
+    device = None  # what the target compiles for; None: the host
+
+    @abc.abstractmethod
+    def start(self, store=None) -> None:
+        """Makes it ready (once per process); ``store`` may keep runtime code."""
+
+    @abc.abstractmethod
+    def load(self, target: Target, module_text: str, artifact: Artifact, keep_code: bool):
+        """Optimises ``target``'s module and loads it: (entry, optimised text); with
+        ``keep_code`` the loadable code goes to ``artifact.code`` too."""
+
+    @abc.abstractmethod
+    def load_code(self, artifact: Artifact):
+        """Loads an artifact's kept code (an offline-cache hit): the entry."""
+
+    @abc.abstractmethod
+    def launchable(self, name: str, entry, layout, return_type, artifact: Artifact):
+        """The object a kernel call launches."""
+
+    def annotate(self, kernel: KernelIR, artifact: Artifact) -> None:  # noqa: B027 - optional
+        """Adds what its launcher needs from the IR to a new artifact (nothing here)."""
+
+    def cache_subdir(self, target: Target) -> str:
+        """Its folder in the offline cache: the target's, unless its code differs."""
+        return target.cache_subdir
+
+    def description(self) -> dict:
+        """What the code it loads depends on besides the target's description."""
+        return {}
+
+
+class Backend:
+    """A :class:`Target` composed with a :class:`Runtime`: what the driver compiles
+    through and a kernel call launches through."""
+
+    def __init__(self, target: Target, runtime: Runtime) -> None:
+        self.target, self.runtime = target, runtime
+
+    @property
+    def arch(self) -> str:
+        return self.target.arch
+
+    @property
+    def stage_names(self) -> tuple[str, ...]:
+        return self.target.stage_names
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.target.capabilities
+
+    @property
+    def passes(self) -> tuple:
+        return self.target.passes
+
+    @property
+    def device(self):
+        return self.runtime.device
+
+    @property
+    def cache_subdir(self) -> str:
+        return self.runtime.cache_subdir(self.target)
+
+    def start(self, store=None) -> None:
+        self.runtime.start(store)
+
+    def target_description(self) -> dict:
+        return {**self.target.target_description(), **self.runtime.description()}
+
+    def arg_layout(self, params: list, written: list[str], returns: int = 1):
+        return self.target.arg_layout(params, written, returns)
+
+    def generate(
+        self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None
+    ) -> tuple[str, Artifact]:
+        text, artifact = self.target.generate(kernel, options, arg_offsets, prefix)
+        self.runtime.annotate(kernel, artifact)
+        return text, artifact
+
+    def load(self, module_text: str, artifact: Artifact, keep_code: bool):
+        return self.runtime.load(self.target, module_text, artifact, keep_code)
+
+    def load_code(self, artifact: Artifact):
+        return self.runtime.load_code(artifact)
+
+    def launchable(self, name: str, entry, layout, return_type, artifact: Artifact):
+        return self.runtime.launchable(name, entry, layout, return_type, artifact)
+
+    def target_stage(self, stage: str, optimized_text: str, stages=None):
+        return self.target.target_stage(stage, optimized_text, stages)
+
+    def serialise(self, artifact: Artifact, source) -> tuple[dict, bytes]:
+        return self.target.serialise(artifact, source)
+
+    def deserialise(self, header: dict, payload: bytes, source) -> Artifact:
+        return self.target.deserialise(header, payload, source)
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.capabilities}>"
+        target, runtime = type(self.target).__name__, type(self.runtime).__name__
+        return f"<Backend {target} + {runtime} {self.capabilities}>"
 
 
 def _assert_to_json(info: dict, source) -> dict:

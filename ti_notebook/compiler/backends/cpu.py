@@ -1,14 +1,16 @@
 """The CPU backend: x86-64 code through llvmlite's MCJIT, launched on the native pool.
 
-Its capabilities are the host's: as many threads as ``ti.init(cpu_max_num_threads=)``
-allows, the widest SIMD registers the CPU has, no warps (a warp is one thread), no
-shared memory, non-temporal stores, and one-instruction integer atomics. Its own stage
-is ``asm``; its cache entries (object code) live in ``cpu/``.
+:class:`CpuTarget`: the host's capabilities (as many threads as
+``ti.init(cpu_max_num_threads=)`` allows, the widest SIMD registers the CPU has, no warps
+(a warp is one thread), no shared memory, non-temporal stores, one-instruction integer
+atomics), the module (``codegen/cpu/``) and its own stage, ``asm``; its cache entries
+(object code) live in ``cpu/``. :class:`CpuRuntime`: the JIT optimises and loads the
+module (``runtime/cpu.py``), and a call launches it on the native thread pool.
 
-    >>> backend = CpuBackend(threads=2)
-    >>> backend.capabilities.threads, backend.capabilities.vector_width in (16, 32, 64)
+    >>> target = CpuTarget(threads=2)
+    >>> target.capabilities.threads, target.capabilities.vector_width in (16, 32, 64)
     (2, True)
-    >>> [name for name, _ in backend.passes][-1]
+    >>> [name for name, _ in target.passes][-1]
     'typecheck_final'
 """
 
@@ -19,7 +21,7 @@ import functools
 from ti_notebook.codegen import vector_math
 from ti_notebook.codegen.cpu import reduction_search
 from ti_notebook.codegen.cpu.module import CpuModuleGenerator
-from ti_notebook.compiler.backends.base import Artifact, Backend
+from ti_notebook.compiler.backends.base import Artifact, Runtime, Target
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
@@ -61,8 +63,8 @@ def _scalar_kind(dtype) -> str:
     return "float" if dtype.is_float else "int" if dtype.is_signed else "uint"
 
 
-class CpuBackend(Backend):
-    """The host CPU (``ti.cpu``, ``ti.x64``, ``ti.arm64``)."""
+class CpuTarget(Target):
+    """Code for the host CPU (``ti.cpu``, ``ti.x64``, ``ti.arm64``)."""
 
     arch = "cpu"
     stage_names = ("asm",)
@@ -77,8 +79,9 @@ class CpuBackend(Backend):
             vector_math=vector_math.available(jit().cpu_features),
         )
 
-    def start(self, store=None) -> None:
-        cpu_runtime.ensure_runtime(store)
+    @classmethod
+    def for_device(cls, device, threads: int) -> CpuTarget:
+        return cls(threads)
 
     def target_description(self) -> dict:
         engine = jit()
@@ -106,7 +109,22 @@ class CpuBackend(Backend):
         )
         return text, artifact
 
-    def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[KernelCode, str]:
+    def target_stage(self, stage: str, optimized_text: str, stages=None) -> str:
+        if stage != "asm":
+            raise KeyError(stage)
+        engine = jit()
+        return engine.assembly(engine.parse(optimized_text))
+
+
+class CpuRuntime(Runtime):
+    """The JIT and the native thread pool of this process."""
+
+    def start(self, store=None) -> None:
+        cpu_runtime.ensure_runtime(store)
+
+    def load(
+        self, target: Target, module_text: str, artifact: Artifact, keep_code: bool
+    ) -> tuple[KernelCode, str]:
         # the entry is the loaded code itself: the kernel launched holds it, and its
         # machine code is freed when that kernel dies (runtime/kernel_code.py)
         search = artifact.horizontal_reductions
@@ -135,9 +153,3 @@ class CpuBackend(Backend):
             artifact.profile,
             code=entry,
         )
-
-    def target_stage(self, stage: str, optimized_text: str, stages=None) -> str:
-        if stage != "asm":
-            raise KeyError(stage)
-        engine = jit()
-        return engine.assembly(engine.parse(optimized_text))

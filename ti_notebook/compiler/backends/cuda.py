@@ -1,22 +1,22 @@
-"""The CUDA backend's compile side: IR → NVPTX LLVM IR → PTX (the artifact's code).
+"""The CUDA target: IR → NVPTX LLVM IR → PTX, with no device needed.
 
-Capabilities are a CUDA device's (by default an H100: ``sm_90``, 132 SMs, which needs no
-device to compile for): 32-thread warps, 48 KB of shared memory per block, no streaming
-stores, native integer atomics and f32/f64 atomic adds (float min/max are
-compare-and-swap loops), and as many threads as the device holds at once. Every task is
-a kernel of its own (``tasks_are_kernels``), so the pipeline spills the values that
-cross tasks (``passes/spill_between_tasks.py``) and has no ``privatize_scatter``.
+:class:`CudaTarget`'s capabilities are a CUDA device's (by default an H100: ``sm_90``,
+132 SMs): 32-thread warps, 48 KB of shared memory per block, no streaming stores,
+native integer atomics and f32/f64 atomic adds (float min/max are compare-and-swap
+loops), and as many threads as the device holds at once. Every task is a kernel of its
+own (``tasks_are_kernels``), so the pipeline spills the values that cross tasks
+(``passes/spill_between_tasks.py``) and has no ``privatize_scatter``. ``generate``
+builds the module (``codegen/nvptx/module.py``, whose docstring states the launch
+contract); :meth:`CudaTarget.compile` optimises it at O3 with libdevice linked when
+needed and emits PTX.
 
-``generate`` builds the module (``codegen/nvptx/module.py``, whose docstring states the launch
-contract); ``load`` optimises it at O3 with libdevice linked when needed and keeps the
-PTX as the artifact's code; loading it onto a device is the launcher's part, not here:
-:meth:`CudaBackend.launchable` gives a :class:`PtxKernel`, which only describes what
-to launch. ``ti.init(arch=ti.cuda)`` runs kernels through the subclasses that load and
-launch this code: ``backends/cuda_device.py`` (a GPU) and ``backends/cuda_sim.py`` (the
-SIMT emulator). ``kernel.stages(*args, arch="cuda")`` compiles with this backend itself,
-from any session, to show a kernel's PTX.
+Three runtimes run this target's code: ``backends/cuda_device.py`` (a GPU),
+``backends/cuda_sim.py`` (the SIMT emulator) and, here, :class:`PtxRuntime`, which
+loads nothing: ``kernel.stages(*args, arch="cuda")`` compiles through it
+(:func:`cuda_backend`), from any session, to show a kernel's PTX, and its
+:class:`PtxKernel` only describes what to launch.
 
-    >>> backend = CudaBackend(compute_capability="sm_80")
+    >>> backend = ptx_backend(compute_capability="sm_80")
     >>> backend.arch, backend.stage_names, backend.cache_subdir
     ('cuda', ('ptx', 'resources'), 'cuda-sm_80')
     >>> caps = backend.capabilities
@@ -35,7 +35,7 @@ import llvmlite.binding as llvm
 
 from ti_notebook.codegen.nvptx import target as nvptx_target
 from ti_notebook.codegen.nvptx.module import NvptxModuleGenerator
-from ti_notebook.compiler.backends.base import Artifact, Backend
+from ti_notebook.compiler.backends.base import Artifact, Backend, Runtime, Target
 from ti_notebook.compiler.backends.cpu import context_arg_layout
 from ti_notebook.cuda_analysis.kernel_report import gpu_resources
 from ti_notebook.errors import TiRuntimeError
@@ -81,8 +81,8 @@ class PtxKernel:
         )
 
 
-class CudaBackend(Backend):
-    """NVIDIA GPUs through NVPTX (``ti.cuda``), for one compute capability."""
+class CudaTarget(Target):
+    """NVIDIA GPUs through NVPTX (``ti.cuda``), for one device's compute capability."""
 
     arch = "cuda"
     stage_names = ("ptx", "resources")
@@ -104,8 +104,9 @@ class CudaBackend(Backend):
         )
         self._ptx: collections.OrderedDict[str, str] = collections.OrderedDict()
 
-    def start(self, store=None) -> None:
-        """Nothing to start: compiling needs no device (the target loads on first use)."""
+    @classmethod
+    def for_device(cls, device: CudaDevice | None, threads: int) -> CudaTarget:
+        return cls(device)
 
     def target_description(self) -> dict:
         return {
@@ -138,27 +139,14 @@ class CudaBackend(Backend):
         )
         return text, artifact
 
-    def load(self, module_text: str, artifact: Artifact, keep_code: bool) -> tuple[int, str]:
-        """Optimises and emits PTX (always kept: it is what a launcher loads)."""
+    def compile(self, module_text: str, artifact: Artifact) -> tuple[str, str]:
+        """(optimised NVPTX IR, PTX) of a generated module."""
         kernels = [launch.kernel for launch in artifact.launches]
         optimized, ptx = nvptx_target.compile_module(
             module_text, self.compute_capability, kernels, stage
         )
-        artifact.code = self.loadable(optimized, ptx).encode()
         self._remember(optimized, ptx)
-        return 0, optimized
-
-    def loadable(self, optimized: str, ptx: str) -> str:
-        """What the launcher loads, kept as the artifact's code: the PTX."""
-        return ptx
-
-    def load_code(self, artifact: Artifact) -> int:
-        return 0  # an offline-cache hit: the PTX is in artifact.code, for the launcher
-
-    def launchable(
-        self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
-    ) -> PtxKernel:
-        return PtxKernel(name, layout, return_type, artifact)
+        return optimized, ptx
 
     def target_stage(self, stage: str, optimized_text: str, stages=None):
         if stage == "resources":  # ptxas -v and occupancy (None without ptxas)
@@ -181,6 +169,35 @@ class CudaBackend(Backend):
             self._ptx.popitem(last=False)
 
 
+class PtxRuntime(Runtime):
+    """Loads nothing: keeps the PTX as the artifact's code, and a call says the kernel
+    was compiled to show its stages."""
+
+    def start(self, store=None) -> None:
+        """Nothing to start: compiling needs no device."""
+
+    def load(
+        self, target: CudaTarget, module_text: str, artifact: Artifact, keep_code: bool
+    ) -> tuple[int, str]:
+        """Optimises and emits PTX (always kept: it is what a launcher loads)."""
+        optimized, ptx = target.compile(module_text, artifact)
+        artifact.code = ptx.encode()
+        return 0, optimized
+
+    def load_code(self, artifact: Artifact) -> int:
+        return 0  # an offline-cache hit: the PTX is in artifact.code
+
+    def launchable(
+        self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
+    ) -> PtxKernel:
+        return PtxKernel(name, layout, return_type, artifact)
+
+
+def ptx_backend(compute_capability: str = "sm_90") -> Backend:
+    """The CUDA target for ``compute_capability`` with :class:`PtxRuntime` (a new one)."""
+    return Backend(CudaTarget(compute_capability=compute_capability), PtxRuntime())
+
+
 def _accesses_by_kernel(report) -> dict:
     """Kernel name -> the warp accesses of its task (a snapshot kernel has none)."""
     own = [launch for launch in report.launches if launch["kind"] != "snapshot"]
@@ -191,10 +208,10 @@ def _accesses_by_kernel(report) -> dict:
 
 
 @functools.cache
-def cuda_backend(compute_capability: str = "sm_90") -> CudaBackend:
-    """The process's backend for ``compute_capability`` (one per capability).
+def cuda_backend(compute_capability: str = "sm_90") -> Backend:
+    """The process's :func:`ptx_backend` for ``compute_capability`` (one per capability).
 
     >>> cuda_backend("sm_90") is cuda_backend("sm_90")
     True
     """
-    return CudaBackend(compute_capability=compute_capability)
+    return ptx_backend(compute_capability)

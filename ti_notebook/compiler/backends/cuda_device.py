@@ -1,23 +1,23 @@
-"""The CUDA backend on the GPU present: ``ti.init(arch=ti.cuda)`` with a device.
+"""The CUDA runtime on the GPU present: ``ti.init(arch=ti.cuda)`` with a device.
 
-It is the compile side (``backends/cuda.py``: IR → NVPTX → PTX, the launch table) for
-this device: its compute capability (a GPU newer than the newest target here gets
-code for that target: PTX is forward compatible, the driver compiles it for the GPU),
-its SM count, threads and blocks per SM and shared memory, read through
-``runtime/cuda_driver.py``. Each launch-table entry also gets ``written_trees``: the
-tree slots its task stores into (None when a store's target is not traced back to a
-tree), so a kernel that only reads a field does not make the host download it again,
-and ``iterations_exact`` (false for a sparse struct-for, which visits the active cells
-of its range only), so the profiler reports no guessed iteration counts.
-``start`` makes the CUDA context; ``launchable`` loads the
-PTX (once per distinct PTX text; the driver's JIT cache keeps the machine code it
-compiles across processes, so the offline cache stores PTX only) and gives a
+:class:`CudaDeviceRuntime` runs the CUDA target's code (``backends/cuda.py``: IR →
+NVPTX → PTX, the launch table) on this device, and the target compiles for it: its
+compute capability (a GPU newer than the newest target here gets code for that target:
+PTX is forward compatible, the driver compiles it for the GPU), its SM count, threads
+and blocks per SM and shared memory, read through ``runtime/cuda_driver.py``. Each
+launch-table entry also gets ``written_trees``: the tree slots its task stores into
+(None when a store's target is not traced back to a tree), so a kernel that only reads a
+field does not make the host download it again, and ``iterations_exact`` (false for a
+sparse struct-for, which visits the active cells of its range only), so the profiler
+reports no guessed iteration counts. ``start`` makes the CUDA context; ``launchable``
+loads the PTX (once per distinct PTX text; the driver's JIT cache keeps the machine code
+it compiles across processes, so the offline cache stores PTX only) and gives a
 :class:`~ti_notebook.runtime.cuda_launch.DeviceKernel`.
 
     >>> target_capability("sm_90"), target_capability("sm_120"), target_capability("sm_88")
     ('sm_90', 'sm_90', 'sm_87')
     >>> rtx = CudaStatus(True, "", "RTX 4090", "sm_89", 128, 1536, 24, 49152, 101376)
-    >>> backend = CudaDeviceBackend(rtx)  # no driver call until start()
+    >>> backend = cuda_device_backend(rtx)  # no driver call until start()
     >>> backend.cache_subdir, backend.device.saturating_grid, backend.capabilities.threads
     ('cuda-sm_89', 6144, 196608)
 """
@@ -28,12 +28,11 @@ import dataclasses
 import hashlib
 import weakref
 
-from ti_notebook.compiler.backends.base import Artifact
-from ti_notebook.compiler.backends.cuda import CudaBackend
+from ti_notebook.compiler.backends.base import Artifact, Backend, Runtime
+from ti_notebook.compiler.backends.cuda import CudaTarget
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.ir.options import CompileOptions
 from ti_notebook.runtime import cuda_driver
 from ti_notebook.runtime.cuda_driver import CudaStatus, LoadedModule
 from ti_notebook.runtime.cuda_launch import DeviceKernel
@@ -44,7 +43,7 @@ from ti_notebook.runtime.launch import ArgLayout
 # Volta); for those the driver's own PTX compiler is the check, at load.
 TARGETS = ("sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90")
 
-__all__ = ["CudaDeviceBackend", "target_capability", "written_tree_slots"]
+__all__ = ["CudaDeviceRuntime", "cuda_device_backend", "target_capability", "written_tree_slots"]
 # statements whose address operand is written, by the operand's name
 _WRITES = {ir.GlobalStoreStmt: "ptr", ir.AtomicOpStmt: "dest", ir.MemsetZeroStmt: "ptr"}
 # addresses that are not field memory: temporaries, ndarrays, locals, buffers
@@ -93,8 +92,8 @@ def written_tree_slots(task: ir.OffloadedStmt, tree_slots: list[int]) -> list[in
     return sorted(written)
 
 
-class CudaDeviceBackend(CudaBackend):
-    """NVIDIA GPUs through NVPTX, for the device ``status`` describes (by default the one
+class CudaDeviceRuntime(Runtime):
+    """Loads and launches on the device ``status`` describes (by default the one
     :func:`~ti_notebook.runtime.cuda_driver.cuda_status` finds); ``context``: what loads
     and launches (by default the process's CUDA context, made at :meth:`start`)."""
 
@@ -106,7 +105,7 @@ class CudaDeviceBackend(CudaBackend):
                 hint="ti.init(arch=ti.cpu) runs the kernels on the CPU; cuda_sim=True runs "
                 "their CUDA code on the CPU",
             )
-        super().__init__(device=status.device(target_capability(status.compute_capability)))
+        self.device = status.device(target_capability(status.compute_capability))
         self.status = status
         self._context = context
         # PTX hash -> its module while a kernel uses it (then it is unloaded)
@@ -122,10 +121,8 @@ class CudaDeviceBackend(CudaBackend):
         """Makes the CUDA context (once per process)."""
         self.context  # noqa: B018 - the property makes it
 
-    def generate(
-        self, kernel: KernelIR, options: CompileOptions, arg_offsets: dict, prefix: str | None
-    ) -> tuple[str, Artifact]:
-        text, artifact = super().generate(kernel, options, arg_offsets, prefix)
+    def annotate(self, kernel: KernelIR, artifact: Artifact) -> None:
+        """Each launch's ``written_trees`` and ``iterations_exact`` (see the module)."""
         tasks = iter(kernel.tasks())
         stated = []
         for launch in artifact.launches:  # helpers write module globals, not trees
@@ -141,7 +138,17 @@ class CudaDeviceBackend(CudaBackend):
             )
         artifact.launches = stated
         kernel.report["launches"] = [launch.as_dict() for launch in stated]
-        return text, artifact
+
+    def load(
+        self, target: CudaTarget, module_text: str, artifact: Artifact, keep_code: bool
+    ) -> tuple[int, str]:
+        """Optimises and emits PTX, kept as the artifact's code (loaded at launchable)."""
+        optimized, ptx = target.compile(module_text, artifact)
+        artifact.code = ptx.encode()
+        return 0, optimized
+
+    def load_code(self, artifact: Artifact) -> int:
+        return 0  # an offline-cache hit: the PTX is in artifact.code
 
     def module_for(self, artifact: Artifact, kernel: str) -> LoadedModule:
         """The loaded module of an artifact's PTX (loaded once per distinct text)."""
@@ -156,3 +163,9 @@ class CudaDeviceBackend(CudaBackend):
     ) -> DeviceKernel:
         module = self.module_for(artifact, name) if artifact.launches else None
         return DeviceKernel(name, layout, return_type, artifact, module, self.context, self.device)
+
+
+def cuda_device_backend(status: CudaStatus | None = None, context=None) -> Backend:
+    """The CUDA target for the device ``status`` describes, with its runtime."""
+    runtime = CudaDeviceRuntime(status, context)
+    return Backend(CudaTarget(runtime.device), runtime)

@@ -1,14 +1,17 @@
-"""The CUDA backend on the SIMT emulator: ``ti.init(arch=ti.cuda, cuda_sim=True)`` or
-``TI_CUDA_SIM=1``.
+"""The SIMT runtime: the CUDA target's code on the emulator,
+``ti.init(arch=ti.cuda, cuda_sim=True)`` or ``TI_CUDA_SIM=1``.
 
-Everything up to the optimised NVPTX-form LLVM IR is the CUDA backend's own
+Everything up to the optimised NVPTX-form LLVM IR is the CUDA target's own
 (``backends/cuda.py``); that IR, not PTX, is what the emulator runs, so it is the
 artifact's code (and the offline cache's entry, under ``cuda-sim-sm_80``). The PTX stays
 available as the ``ptx`` stage. The emulated device is an sm_80 with two
 multiprocessors: small grids, because each block's threads are OS threads here; grid
 size never changes results, as every loop is grid-strided.
 
-    >>> backend = CudaSimBackend()
+    >>> from ti_notebook.compiler.backends.base import Backend
+    >>> from ti_notebook.compiler.backends.cuda import CudaTarget
+    >>> runtime = SimtRuntime()
+    >>> backend = Backend(CudaTarget(runtime.device), runtime)
     >>> backend.arch, backend.cache_subdir, backend.device.saturating_grid
     ('cuda', 'cuda-sim-sm_80', 16)
 """
@@ -17,8 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ti_notebook.compiler.backends.base import Artifact
-from ti_notebook.compiler.backends.cuda import CudaBackend
+from ti_notebook.compiler.backends.base import Artifact, Runtime
+from ti_notebook.compiler.backends.cuda import CudaTarget
 from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.runtime.cuda_sim_launch import SimKernel
 from ti_notebook.runtime.launch import ArgLayout
@@ -35,19 +38,31 @@ def simt_cuda_device() -> CudaDevice:
     return dataclasses.replace(device, blocks_per_multiprocessor=_SIM_BLOCKS_PER_SM)
 
 
-class CudaSimBackend(CudaBackend):
-    """The CUDA backend whose kernels run on the SIMT emulator."""
+class SimtRuntime(Runtime):
+    """Runs the CUDA target's optimised IR on the SIMT emulator."""
 
     def __init__(self) -> None:
-        super().__init__(device=simt_cuda_device())
-        self.cache_subdir = f"cuda-sim-{self.compute_capability}"
+        self.device = simt_cuda_device()
 
-    def target_description(self) -> dict:
-        return {**super().target_description(), "runs_on": "simt-emulator"}
+    def start(self, store=None) -> None:
+        """Nothing to start: each kernel's module is made at :meth:`launchable`."""
 
-    def loadable(self, optimized: str, ptx: str) -> str:
-        """The emulator runs the optimised NVPTX IR, not the PTX."""
-        return optimized
+    def cache_subdir(self, target: CudaTarget) -> str:
+        return f"cuda-sim-{target.compute_capability}"  # IR, not PTX: entries of its own
+
+    def description(self) -> dict:
+        return {"runs_on": "simt-emulator"}
+
+    def load(
+        self, target: CudaTarget, module_text: str, artifact: Artifact, keep_code: bool
+    ) -> tuple[int, str]:
+        """The emulator runs the optimised NVPTX IR, not the PTX: that is the code kept."""
+        optimized, _ptx = target.compile(module_text, artifact)
+        artifact.code = optimized.encode()
+        return 0, optimized
+
+    def load_code(self, artifact: Artifact) -> int:
+        return 0  # an offline-cache hit: the IR is in artifact.code
 
     def launchable(
         self, name: str, entry: int, layout: ArgLayout, return_type, artifact: Artifact
