@@ -33,29 +33,11 @@ from ti_notebook import linalg as linalg
 from ti_notebook import math as math
 from ti_notebook import tools as tools
 from ti_notebook.compiler.progress import listen as watch_compiles
-from ti_notebook.lang import bandwidth as _bandwidth
-from ti_notebook.lang import cache as _cache
-from ti_notebook.lang import field_loops as _field_loops  # noqa: F401  (fields' compiled loops)
 from ti_notebook.lang import matrix_types as _matrix_types
-from ti_notebook.lang import session as _session
-from ti_notebook.lang.ad_tape import Tape, ad
-from ti_notebook.lang.config import (
-    arm64,
-    cpu,
-    cuda,
-    gpu,
-    metal,
-    opengl,
-    resolve_arch,
-    vulkan,
-    x64,
-)
 from ti_notebook.lang.data_oriented import data_oriented
 from ti_notebook.lang.field import Field, field
 from ti_notebook.lang.field_options import Layout
 from ti_notebook.lang.func import Pyfunc, pyfunc, real_func
-from ti_notebook.lang.graph import graph
-from ti_notebook.lang.kernel import Func, Kernel, func, kernel
 from ti_notebook.lang.linalg import eig, polar_decompose, solve, svd, sym_eig
 from ti_notebook.lang.matrix import Matrix, MatrixField, Vector
 from ti_notebook.lang.ndarray import NDArray, Ndarray, NdarrayType, Template, ndarray, template
@@ -100,14 +82,6 @@ from ti_notebook.lang.ops import (
     tan,
     tanh,
     zero,
-)
-from ti_notebook.lang.session import (
-    current_arch,
-    init,
-    init_options,
-    is_initialized,
-    reset,
-    sync,
 )
 from ti_notebook.lang.snode import (
     FieldsBuilder,
@@ -163,12 +137,38 @@ from ti_notebook.lang.types import (
     uint32,
     uint64,
 )
+from ti_notebook.measure import bandwidth as _bandwidth
 from ti_notebook.measure import protocol as _protocol
 from ti_notebook.measure.roofline_data import roofline_data as _roofline_data
 from ti_notebook.measure.stats import Summary as _Summary
 from ti_notebook.measure.traffic import counted_work as _counted_work
 from ti_notebook.runtime import profiler as _profiler
 from ti_notebook.runtime.trace_export import export_trace as _export_trace
+from ti_notebook.session import cache as _cache
+from ti_notebook.session import field_loops as _field_loops  # noqa: F401  (fields' compiled loops)
+from ti_notebook.session import lifecycle as _session
+from ti_notebook.session.ad_tape import Tape, ad
+from ti_notebook.session.config import (
+    arm64,
+    cpu,
+    cuda,
+    gpu,
+    metal,
+    opengl,
+    resolve_arch,
+    vulkan,
+    x64,
+)
+from ti_notebook.session.graph import graph
+from ti_notebook.session.kernel import Func, Kernel, func, kernel
+from ti_notebook.session.lifecycle import (
+    current_arch,
+    init,
+    init_options,
+    is_initialized,
+    reset,
+    sync,
+)
 from ti_notebook.ui.colors import hex_to_rgb, rgb_to_hex
 from ti_notebook.ui.gui import GUI
 from ti_notebook.version import __version__ as __version__

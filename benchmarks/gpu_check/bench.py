@@ -73,7 +73,7 @@ def _use_fake_device() -> None:
     fake = importlib.util.module_from_spec(spec)
     sys.modules["fake_device"] = fake
     spec.loader.exec_module(fake)
-    from ti_notebook.lang import config as config_module
+    from ti_notebook.session import config as config_module
 
     _fake_backend = fake.FakeDeviceBackend(fake.FakeContext())
     original = config_module.Config.backend

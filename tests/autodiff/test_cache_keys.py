@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.lang.ad_kernel import adjoint_kernel
+from ti_notebook.session.ad_kernel import adjoint_kernel
 
 pytestmark = pytest.mark.cpu
 

@@ -163,13 +163,13 @@ def test_cuda_without_a_device_falls_back_warning_once_with_the_reason(arch, mon
 def test_cuda_sim_selects_the_cuda_backend_on_the_emulator(monkeypatch):
     monkeypatch.setattr(devices, "cuda_unavailable_reason", lambda: "no CUDA device (test)")
     ti.init(arch=ti.cuda, cuda_sim=True)
-    assert ti.current_arch() == "cuda" and ti.lang.config.current().cuda_sim
-    assert ti.lang.config.current().backend().cache_subdir == "cuda-sim-sm_80"
+    assert ti.current_arch() == "cuda" and ti.session.config.current().cuda_sim
+    assert ti.session.config.current().backend().cache_subdir == "cuda-sim-sm_80"
     monkeypatch.setenv("TI_CUDA_SIM", "1")
     ti.init(arch=ti.gpu)
-    assert ti.current_arch() == "cuda" and ti.lang.config.current().cuda_sim
+    assert ti.current_arch() == "cuda" and ti.session.config.current().cuda_sim
     ti.init(arch=ti.cpu)  # TI_CUDA_SIM only matters for CUDA
-    assert ti.current_arch() == "cpu" and not ti.lang.config.current().cuda_sim
+    assert ti.current_arch() == "cpu" and not ti.session.config.current().cuda_sim
 
 
 @pytest.mark.parametrize("arch", ["vulkan", "metal", "opengl"])
@@ -198,4 +198,4 @@ def test_public_session_queries():
     options = ti.init_options()
     assert options["default_fp"] is ti.f64 and "arch" not in options
     ti.init(arch=ti.x64, **options)  # the same session's options, another (alias) arch
-    assert ti.lang.config.current().cpu_max_num_threads == 2
+    assert ti.session.config.current().cpu_max_num_threads == 2

@@ -28,7 +28,7 @@ from ti_notebook.compiler.backends.cuda_device import CudaDeviceRuntime
 from ti_notebook.runtime.cuda_driver import CudaStatus
 from ti_notebook.runtime.cuda_launch import DeviceKernel
 from ti_notebook.runtime.simt import SIMT_DEVICE, SimtModule
-from ti_notebook.lang import config as config_module
+from ti_notebook.session import config as config_module
 
 GARBAGE = 0xA5
 # an sm_80 as small as the emulator's: 2 SMs x 4 blocks x 2 = a grid of 16 at most

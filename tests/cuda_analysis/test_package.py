@@ -12,7 +12,7 @@ import pkgutil
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.lang import config
+from ti_notebook.session import config
 
 pytestmark = pytest.mark.unit
 

@@ -32,8 +32,8 @@ from pathlib import Path
 import pytest
 from sim_compare import GPU_ARCHS, GpuArch
 
-from ti_notebook.lang import config as config_module
 from ti_notebook.runtime import devices
+from ti_notebook.session import config as config_module
 
 FAKE_DEVICE = Path(__file__).resolve().parent.parent / "cuda" / "fake_device.py"
 HANG_SECONDS = 300  # a test of this tier takes about a second

@@ -60,7 +60,7 @@ def test_mistyped_init_options_are_type_errors(option, value):
 
 def test_path_like_cache_path_is_accepted(tmp_path):
     ti.init(arch=ti.cpu, offline_cache_file_path=tmp_path)
-    assert ti.lang.config.current().offline_cache_file_path == str(tmp_path)
+    assert ti.session.config.current().offline_cache_file_path == str(tmp_path)
 
 
 def test_read_only_array_passed_where_the_kernel_writes_is_refused():

@@ -5,8 +5,8 @@ import warnings
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.lang import config
 from ti_notebook.runtime import devices
+from ti_notebook.session import config
 
 pytestmark = pytest.mark.cpu
 

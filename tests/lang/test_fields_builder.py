@@ -15,7 +15,7 @@ Observed in Taichi 1.7.4:
 - destroying one tree leaves the fields of the other trees working.
 
 ``_is_taichi()`` tells the shim from ti_notebook by where ``ti.kernel`` is defined
-(``taichi.lang.kernel_impl`` vs ``ti_notebook.lang.kernel``): the shim's module is named
+(``taichi.lang.kernel_impl`` vs ``ti_notebook.session.kernel``): the shim's module is named
 ``ti_notebook`` too, so ``ti.__name__`` cannot tell them apart.
 """
 

@@ -43,9 +43,9 @@ def test_enable_gives_a_kernel_compiled_before_it_task_events():
 def test_enable_twice_recompiles_once():
     _, fill = _fill_kernel()
     ti.profiler.enable()
-    generation = ti.lang.config.generation()
+    generation = ti.session.config.generation()
     ti.profiler.enable()
-    assert ti.lang.config.generation() == generation
+    assert ti.session.config.generation() == generation
     fill(1.0)
     fill(1.0)
     assert [e.launch for e in ti.profiler.launches()] == [0, 1]

@@ -265,7 +265,7 @@ def test_generated_code_matches_the_reference_philox():
 
     draws()
     draws()
-    stream = draws.compiled_for(())[0][0].random_stream
+    stream = draws.compiled_for(())[0].launcher.random_stream
     expected = [
         [rs.block(stream, 1, i, 0)[0]] + [rs.block(stream, 1, i, 1, j - 1)[0] for j in (1, 2)]
         for i in range(6)

@@ -97,6 +97,6 @@ def test_lazy_grad_gradients_carry_a_tape():
 def test_init_takes_taichis_memory_and_bounds_options():
     ti.init(arch=ti.cpu, device_memory_fraction=0.5, device_memory_GB=2, random_seed=5)
     ti.init(arch=ti.cpu, check_out_of_bound=False)
-    assert ti.lang.config.current().check_bounds is False
+    assert ti.session.config.current().check_bounds is False
     ti.init(arch=ti.cpu, check_out_of_bound=True)
-    assert ti.lang.config.current().check_bounds is True
+    assert ti.session.config.current().check_bounds is True

@@ -18,7 +18,7 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.errors import TiTypeError
-from ti_notebook.lang import kernel as kernel_module
+from ti_notebook.session import compiling as compiling_module
 
 pytestmark = pytest.mark.cpu
 
@@ -27,13 +27,13 @@ pytestmark = pytest.mark.cpu
 def compiles(monkeypatch):
     """How many times a kernel specialisation was compiled (or loaded) so far."""
     count = []
-    real = kernel_module.compile_cached
+    real = compiling_module.compile_cached
 
     def counting(request):
         count.append(request.name)
         return real(request)
 
-    monkeypatch.setattr(kernel_module, "compile_cached", counting)
+    monkeypatch.setattr(compiling_module, "compile_cached", counting)
     return count
 
 

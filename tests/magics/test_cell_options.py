@@ -144,7 +144,7 @@ def test_arch_cuda_falls_back_to_cpu_with_a_warning(shell, run, monkeypatch):
     assert cell.result.success, cell.stdout
     assert "warning:" in cell.stderr
     assert "using ti.cpu" in cell.stderr or "the cell runs on the CPU" in cell.stderr
-    assert ti.lang.config.current().arch == "cpu"
+    assert ti.session.config.current().arch == "cpu"
     assert cell.stdout.startswith("total: compiled")
     run("keep[1] = 5")  # same arch: no new session, earlier fields live on
     assert shell.user_ns["keep"][1] == 5

@@ -283,11 +283,11 @@ def test_activate_deactivate_and_is_active_out_of_range_raise_and_touch_nothing(
 
 
 def test_checks_are_on_by_default_and_debug_implies_them():
-    assert ti.lang.config.current().check_bounds is True
+    assert ti.session.config.current().check_bounds is True
     ti.init(arch=ti.cpu, check_bounds=False, debug=True)
-    assert ti.lang.config.current().check_bounds is True
+    assert ti.session.config.current().check_bounds is True
     ti.init(arch=ti.cpu, check_bounds=False)
-    assert ti.lang.config.current().check_bounds is False
+    assert ti.session.config.current().check_bounds is False
 
 
 @pytest.mark.parametrize("value", ["no", 1, None])

@@ -242,9 +242,9 @@ def test_check_bounds_false_removes_every_check():
 
 
 def test_check_bounds_is_part_of_the_code_key():
-    key_on = ti.lang.config.current().codegen_key()
+    key_on = ti.session.config.current().codegen_key()
     ti.init(arch=ti.cpu, check_bounds=False)
-    assert ti.lang.config.current().codegen_key() != key_on
+    assert ti.session.config.current().codegen_key() != key_on
 
 
 def test_a_check_never_leaves_a_loop_where_the_access_may_be_skipped():

@@ -10,8 +10,8 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.errors import TiTypeError, TiValueError
-from ti_notebook.lang.fast_calls import NdarrayDispatch
 from ti_notebook.runtime import array_args
+from ti_notebook.session.fast_calls import NdarrayDispatch
 
 pytestmark = pytest.mark.cpu
 

@@ -156,9 +156,9 @@ def test_offline_cache_options_of_the_page(tmp_path, monkeypatch):
     fill()
     assert ti.cache.info()["path"] == str(tmp_path)
     assert any(e["kernel"] == "fill" for e in ti.cache.info()["entries"])
-    assert ti.lang.config.current().offline_cache_cleaning_policy == "lru"
+    assert ti.session.config.current().offline_cache_cleaning_policy == "lru"
     ti.init(arch=ti.cpu)
-    assert ti.lang.config.current().offline_cache_cleaning_policy == "lru"  # the default
+    assert ti.session.config.current().offline_cache_cleaning_policy == "lru"  # the default
     with pytest.raises(ValueError, match="never, version, lru, fifo"):
         ti.init(arch=ti.cpu, offline_cache_cleaning_policy="sometimes")
     # "disable offline cache by setting the environment variable TI_OFFLINE_CACHE=0"

@@ -4,7 +4,7 @@ One :class:`~ti_notebook.runtime.cache.CacheStore` per directory and backend (na
 its ``cache_subdir``: ``cpu/`` today). The store on disk is the runtime's; this module
 decides which one, counts hits and misses for ``ti.cache.info()``, and cleans the
 directory by ``offline_cache_cleaning_policy`` when it grows past
-``offline_cache_max_size_of_files`` (``lang/cache.py`` also cleans at exit, as Taichi
+``offline_cache_max_size_of_files`` (``session/cache.py`` also cleans at exit, as Taichi
 does, with the settings of the session then current).
 
     >>> settings = CacheSettings(path="/tmp/ti_notebook_doctest_policy")

@@ -71,7 +71,7 @@ def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
 def adjoint_slots(params: list[Param]) -> dict:
     """("grad" | "dual", an ndarray's slot) -> the slot of the array holding its
     gradient or dual: the parameters a grad kernel has after its own, named
-    ``"x.grad"`` (``lang/ad_kernel.py``)."""
+    ``"x.grad"`` (``session/ad_kernel.py``)."""
     slots, at = {}, 0
     for param in params:
         slots[param.name] = at

@@ -3,7 +3,7 @@
 Everything that decides the generated code is in a :class:`CompileRequest` - the
 function's source, its parameters, the template values, the code-changing options and
 the backend (whose capabilities the passes read) - so the offline cache can key on the
-inputs before tracing. The language layer (``lang/kernel.py``) builds requests from the
+inputs before tracing. The language layer (``session/kernel.py``) builds requests from the
 session's ``Config``; nothing here reads that object.
 
     >>> from ti_notebook.ir.types import f32

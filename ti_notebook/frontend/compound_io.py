@@ -5,7 +5,7 @@ The launcher passes a compound argument as scalar slots, one per component, in o
 the kernel's value: a :class:`~ti_notebook.frontend.values.Vector` or a
 :class:`~ti_notebook.frontend.struct_values.StructValue`. A compound ``return`` is
 flattened the same way into return slots (:func:`emit_return`), which the launcher
-reads back and the language layer turns into Python values (``lang/compound_args.py``).
+reads back and the language layer turns into Python values (``session/compound_args.py``).
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ti_notebook.frontend.source import source_of
 from ti_notebook.ir.types import DataType
 from ti_notebook.lang.data_oriented import is_data_oriented
 from ti_notebook.lang.element_type import ElementType
@@ -317,7 +318,7 @@ def _compiler_value(value, names) -> str | None:
         annotations = _annotations(value)
         if defaults is None or annotations is None:
             return ""
-        return f"func:{value.qualname}:{value.source().digest()}:{defaults}:{annotations}"
+        return f"func:{value.qualname}:{source_of(value).digest()}:{defaults}:{annotations}"
     if isinstance(value, KernelBase):
         return f"kernel:{value.name}"
     if isinstance(value, Matrix):  # a ti.Vector value: its type and its items

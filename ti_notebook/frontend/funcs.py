@@ -35,12 +35,13 @@ from ti_notebook.frontend.context import MISSING, TraceContext
 from ti_notebook.frontend.local_sequences import LocalSequence
 from ti_notebook.frontend.matrix_types import convert
 from ti_notebook.frontend.places import declare, read
+from ti_notebook.frontend.source import source_of
 from ti_notebook.frontend.struct_values import StructSlots, is_struct
 from ti_notebook.frontend.struct_values import convert as convert_struct
 from ti_notebook.frontend.structs import bind_struct_parameter
 from ti_notebook.frontend.values import LoopIndex, Vector, VectorVariable
 from ti_notebook.ir import nodes as ir
-from ti_notebook.lang import config as _config
+from ti_notebook.lang import settings as _settings
 from ti_notebook.lang import types
 from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.func import BoundFunc, resolve_annotation
@@ -90,7 +91,7 @@ def call_func(ctx: TraceContext, func, args: list, kwargs: dict, node: ast.AST):
         raise ctx.error(
             TiSyntaxError, node, "ti.func calls nest too deep (recursion is not supported)"
         )
-    source = func.source()
+    source = source_of(func)
     state.reached_funcs[func.qualname] = source.digest()
     params = func.parameters()
     if isinstance(func, BoundFunc):  # obj.method(...): obj is the first argument
@@ -163,7 +164,7 @@ def _return_dtype(func):
         resolved = resolve_annotation(func.func, annotation)
         if isinstance(resolved, (ElementType, StructType)):
             return resolved
-        cfg = _config.current()
+        cfg = _settings.current()
         dtype = types.to_dtype(resolved, cfg.default_ip, cfg.default_fp)
     except Exception:  # not a type: nothing to cast to
         return None

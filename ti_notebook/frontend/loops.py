@@ -51,7 +51,7 @@ def _for(ctx: TraceContext, node: ast.For) -> None:
     config = dict(state.pending_loop_config)
     state.pending_loop_config.clear()
     if ctx.outermost:
-        # Kernel.configure's defaults (lang/kernel.py); ti.loop_config wins per value.
+        # Kernel.configure's defaults (session/kernel.py); ti.loop_config wins per value.
         config = {**getattr(state.config, "default_loop_config", {}), **config}
     iterable = node.iter
     grouped = False

@@ -115,3 +115,22 @@ def _fast_source_lines(func) -> tuple[list[str], int] | None:
     if len(defs) != 1 or defs[0].name != func.__name__:
         return None
     return block, start + 1
+
+
+def source_of(decorated) -> FunctionSource:
+    """The parsed source of a ``@ti.kernel``/``@ti.func`` object, read once and kept on
+    it (a bound func shares its unbound func's). Parsing is the frontend's work: the
+    objects themselves (``lang/func.py``) only hold the result, so ``lang`` imports no
+    frontend.
+
+        >>> import ti_notebook as ti
+        >>> @ti.func
+        ... def twice(v):
+        ...     return 2 * v
+        >>> source_of(twice) is source_of(twice), source_of(twice).name
+        (True, 'twice')
+    """
+    owner = getattr(decorated, "unbound", decorated)
+    if owner._source is None:
+        owner._source = FunctionSource.of(owner.func)
+    return owner._source

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ti_notebook.errors import TiTypeError, TiValueError
-from ti_notebook.lang import config as _config
+from ti_notebook.lang import settings as _settings
 from ti_notebook.lang import types
 
 
@@ -88,7 +88,7 @@ class ElementType:
     @property
     def dtype(self) -> types.DataType:
         """The element type, ``None``/``float``/``int`` resolved by ``ti.init``'s defaults."""
-        cfg = _config.current()
+        cfg = _settings.current()
         return self.resolve(cfg.default_ip, cfg.default_fp)
 
     def resolve(self, default_ip: types.DataType, default_fp: types.DataType) -> types.DataType:

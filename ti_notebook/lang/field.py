@@ -35,7 +35,7 @@ from ti_notebook.lang import (
     loop_registry,
     types,
 )
-from ti_notebook.lang import config as _config
+from ti_notebook.lang import settings as _settings
 from ti_notebook.lang import snode as _snode
 from ti_notebook.lang.assigned_names import assigned_name
 from ti_notebook.lang.validate import extents
@@ -272,7 +272,7 @@ class Field:
         if self._view is not None:
             if self._memory.device is not None:
                 before_host_access(self._memory, write=False)
-            return host_copy.copy_out(self._view, dtype, _config.current().num_threads)
+            return host_copy.copy_out(self._view, dtype, _settings.current().num_threads)
         values = loop_registry.loops().to_numpy(self)  # inactive: 0
         return values.astype(dtype) if dtype is not None else values
 
@@ -287,7 +287,7 @@ class Field:
         if self._view is not None:
             if self._memory.device is not None:
                 before_host_access(self._memory, write=True)
-            host_copy.copy_into(self._view, array, _config.current().num_threads)
+            host_copy.copy_into(self._view, array, _settings.current().num_threads)
             return
         # as fill(): active cells only
         loop_registry.loops().from_numpy(self, array)
@@ -339,7 +339,7 @@ def field(
         return dtype.field(shape=shape, name=name, offset=offset, **adjoint, **options)
     options["offset"] = offset
     opts = field_options.take("ti.field", options, shape)
-    cfg = _config.current()
+    cfg = _settings.current()
     dt = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
     if dt is None:
         raise TiTypeError(f"ti.field: {dtype!r} is not a type", hint="use e.g. ti.f32")

@@ -2,7 +2,7 @@
 
 The frontend inlines funcs and refuses kernel-to-kernel calls; the offline cache prints
 both (``frontend/fingerprint.py``). They find them here, beside the compiler's inputs
-only: :class:`~ti_notebook.lang.kernel.Kernel`, which drives the compiler, subclasses
+only: :class:`~ti_notebook.session.kernel.Kernel`, which drives the compiler, subclasses
 :class:`KernelBase`, so nothing the compiler imports leads back to it.
 
     >>> import ti_notebook as ti
@@ -19,8 +19,7 @@ import functools
 import inspect
 
 from ti_notebook.errors import TiError, TiSyntaxError, TiTypeError
-from ti_notebook.frontend.source import FunctionSource
-from ti_notebook.lang import config as _config
+from ti_notebook.lang import settings as _settings
 from ti_notebook.lang import types
 from ti_notebook.lang.element_type import ElementType
 from ti_notebook.lang.ndarray import Template
@@ -45,13 +44,9 @@ class _Decorated:
         self.func = func
         self.name = func.__name__
         self.signature = inspect.signature(func)
-        self._source: FunctionSource | None = None
-
-    def source(self) -> FunctionSource:
-        """The function's parsed source (read once, from its file or notebook cell)."""
-        if self._source is None:
-            self._source = FunctionSource.of(self.func)
-        return self._source
+        # the parsed source, which the frontend reads and keeps here (frontend/source.py:
+        # source_of): parsing is its work, not the object's
+        self._source = None
 
 
 class KernelBase(_Decorated):
@@ -68,7 +63,7 @@ class Func(_Decorated):
     def parameters(self) -> dict:
         """name → "template", a DataType, a struct or vector/matrix type (the argument
         is checked and converted to it), or None (typed by the value passed)."""
-        cfg = _config.current()
+        cfg = _settings.current()
         found = {}
         for p in self.signature.parameters.values():
             ann = resolve_annotation(self.func, p.annotation)
@@ -116,9 +111,6 @@ class BoundFunc(Func):
         self.__dict__.update(func.__dict__)
         self.unbound = func
         self.owner = owner
-
-    def source(self) -> FunctionSource:
-        return self.unbound.source()
 
     def __repr__(self) -> str:
         return f"<bound ti.func {self.name}>"

@@ -1,4 +1,4 @@
-"""Where Python-scope field code finds the compiled loops of ``lang/field_loops.py``.
+"""Where Python-scope field code finds the compiled loops of ``session/field_loops.py``.
 
 ``Field.fill``, ``to_numpy``, ``from_numpy``, ``copy_from`` and the active-cell queries
 of ``lang/sparse.py`` run kernels for fields without a NumPy view. Those kernels need
@@ -8,7 +8,7 @@ asks for it at call time.
 
     >>> import ti_notebook  # noqa: F401  (registers the loops)
     >>> loops().__name__
-    'ti_notebook.lang.field_loops'
+    'ti_notebook.session.field_loops'
 """
 
 from __future__ import annotations
@@ -23,5 +23,5 @@ def register(module) -> None:
 
 
 def loops():
-    """The registered module (``lang/field_loops.py``)."""
+    """The registered module (``session/field_loops.py``)."""
     return _loops

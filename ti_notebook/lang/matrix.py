@@ -45,8 +45,8 @@ from ti_notebook.lang import (
     ndarray,
     types,
 )
-from ti_notebook.lang import config as _config
 from ti_notebook.lang import matrix_dtypes as dtypes
+from ti_notebook.lang import settings as _settings
 from ti_notebook.lang.element_type import component_count
 from ti_notebook.lang.field import (
     Field,
@@ -355,7 +355,7 @@ class MatrixField:
     def to_numpy(self, dtype=None) -> np.ndarray:
         view = self._device_synced_view(write=False)
         if view is not None:  # one strided copy (element_views.py)
-            return host_copy.copy_out(view, dtype, _config.current().num_threads)
+            return host_copy.copy_out(view, dtype, _settings.current().num_threads)
         # sparse or split layouts: one compiled loop, zeros for inactive cells
         values = loop_registry.loops().to_numpy(self)
         return values.astype(dtype) if dtype is not None else values
@@ -370,7 +370,7 @@ class MatrixField:
             )
         view = self._device_synced_view(write=True)
         if view is not None:
-            host_copy.copy_into(view, array, _config.current().num_threads)
+            host_copy.copy_into(view, array, _settings.current().num_threads)
             return
         loop_registry.loops().from_numpy(self, array)
 

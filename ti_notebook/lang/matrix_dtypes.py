@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ti_notebook.errors import TiTypeError
-from ti_notebook.lang import config as _config
+from ti_notebook.lang import settings as _settings
 from ti_notebook.lang import types
 
 COMPARE = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
@@ -53,7 +53,7 @@ def resolve(spec, default_ip=None, default_fp=None) -> types.DataType:
     if isinstance(spec, types.DataType):
         return spec
     if default_ip is None:
-        cfg = _config.current()
+        cfg = _settings.current()
         default_ip, default_fp = cfg.default_ip, cfg.default_fp
     return default_fp if spec is float else default_ip
 
@@ -71,7 +71,7 @@ def is_float(spec) -> bool:
 
 def explicit(dtype) -> types.DataType:
     """A ``dt`` argument as a ti type (``float``/``int`` by ``ti.init``'s defaults)."""
-    cfg = _config.current()
+    cfg = _settings.current()
     found = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
     if found is None:
         raise TiTypeError(f"{dtype!r} is not a type", hint="use e.g. ti.f32 or ti.i32")

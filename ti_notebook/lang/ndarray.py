@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ti_notebook.errors import TiTypeError, TiValueError
-from ti_notebook.lang import config as _config
 from ti_notebook.lang import exact_numbers, field_text, types
+from ti_notebook.lang import settings as _settings
 from ti_notebook.lang.field import normalize_shape
 from ti_notebook.runtime import host_copy
 
@@ -57,7 +57,7 @@ def _element_type(dtype) -> tuple[types.DataType | None, tuple[int, ...]]:
         return compound()
     if dtype is None:
         return None, ()
-    cfg = _config.current()
+    cfg = _settings.current()
     resolved = types.to_dtype(dtype, cfg.default_ip, cfg.default_fp)
     if resolved is None:
         raise TiTypeError(
@@ -120,7 +120,7 @@ class Ndarray:
         return len(self.shape)
 
     def to_numpy(self) -> np.ndarray:
-        return host_copy.copy_out(self._array, None, _config.current().num_threads)
+        return host_copy.copy_out(self._array, None, _settings.current().num_threads)
 
     def from_numpy(self, array) -> None:
         array = exact_numbers.as_array(array, self.dtype, "ndarray")
@@ -128,7 +128,7 @@ class Ndarray:
             raise TiValueError(
                 f"from_numpy: shape {array.shape} != ndarray shape {self._array.shape}"
             )
-        host_copy.copy_into(self._array, array, _config.current().num_threads)
+        host_copy.copy_into(self._array, array, _settings.current().num_threads)
 
     def copy_from(self, other: Ndarray) -> None:
         """Copies ``other``'s elements (same shape and element shape) into this array."""

@@ -433,7 +433,7 @@ class SNodeTree:
 
         Called from another thread while a kernel runs, it waits for that launch to end.
         """
-        from ti_notebook.lang import config
+        from ti_notebook.lang import settings
         from ti_notebook.runtime.launch import no_launch_running
 
         with no_launch_running():
@@ -443,7 +443,7 @@ class SNodeTree:
                     hint="destroy() each tree once",
                 )
             self.memory.free()
-            config.bump_generation()  # compiled kernels may point into this tree
+            settings.bump_generation()  # compiled kernels may point into this tree
 
     def resident_bytes(self) -> int:
         return self.memory.resident_bytes()

@@ -19,7 +19,7 @@ adds making values and fields; struct values and fields (``lang/struct_values.py
 from __future__ import annotations
 
 from ti_notebook.errors import TiTypeError
-from ti_notebook.lang import config as _config
+from ti_notebook.lang import settings as _settings
 from ti_notebook.lang import types
 from ti_notebook.lang.matrix_types import MatrixType
 
@@ -31,7 +31,7 @@ def resolve(member_type):
     vector/matrix and struct types as they are; None for anything else."""
     if isinstance(member_type, (MatrixType, StructTypeBase)):
         return member_type
-    cfg = _config.current()
+    cfg = _settings.current()
     if member_type is None:
         return None
     try:

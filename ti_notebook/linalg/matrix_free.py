@@ -33,10 +33,10 @@ from ti_notebook.errors import TiRuntimeError, TiTypeError
 from ti_notebook.lang import types
 from ti_notebook.lang.data_oriented import data_oriented
 from ti_notebook.lang.field import field
-from ti_notebook.lang.kernel import kernel
 from ti_notebook.lang.ndarray import template
 from ti_notebook.lang.ops import grouped
 from ti_notebook.lang.snode import FieldsBuilder, axes
+from ti_notebook.session.kernel import kernel
 
 __all__ = ["LinearOperator", "MatrixFreeBICGSTAB", "MatrixFreeCG"]
 

@@ -40,13 +40,13 @@ import time
 
 import numpy as np
 
-from ti_notebook.lang import config as _config
 from ti_notebook.lang import types as _types
-from ti_notebook.lang.kernel import kernel
 from ti_notebook.lang.ndarray import NdarrayType
 from ti_notebook.lang.ops import cast, loop_config
 from ti_notebook.measure import ceilings
 from ti_notebook.runtime import profiler
+from ti_notebook.session import config as _config
+from ti_notebook.session.kernel import kernel
 
 __all__ = [
     "fma_gflops",

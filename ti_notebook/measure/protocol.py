@@ -107,7 +107,7 @@ class Timing:
 
 
 def _default_sync() -> Callable[[], object]:
-    from ti_notebook.lang import session
+    from ti_notebook.session import lifecycle as session
 
     return session.sync if session.is_initialized() else (lambda: None)
 

@@ -201,7 +201,7 @@ def _task_seconds(launches) -> dict[int, float]:
 
 
 def _machine(device) -> Ceilings | PublishedPeaks:
-    from ti_notebook.lang import config
+    from ti_notebook.session import config
 
     arch = config.current().arch if config.is_initialized() else "cpu"
     if device is not None or str(arch) in ("cuda", "Arch.cuda"):

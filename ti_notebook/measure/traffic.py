@@ -150,7 +150,7 @@ def counted_work(kernel, *args) -> Work:
 def launch_arguments(kernel, args: Sequence) -> list:
     """The call's arguments as the compiled code numbers them (``("arg", k)``):
     templates take no slot, a vector/matrix/struct one slot per component."""
-    from ti_notebook.lang import compound_args
+    from ti_notebook.session import compound_args
 
     slots: list = []
     for param, value in zip(kernel.parameters, args, strict=False):

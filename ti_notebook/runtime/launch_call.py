@@ -11,7 +11,7 @@ Array arguments go into the context as their object's address: the native
 writes it), puts its data address and shape in its place and runs the kernel; an array
 not in that form makes it return 1 without running anything, and the call goes to
 ``miss``. Where the native reader is not available, the arrays are tested and read in
-Python. :func:`make_call` wraps it as ``call(args)``; ``lang/fast_calls.py`` as the
+Python. :func:`make_call` wraps it as ``call(args)``; ``session/fast_calls.py`` as the
 kernel object's own ``__call__``.
 
 ``miss`` is the checked path: it accepts the other forms (NumPy scalars,

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ti_notebook.lang import config as _config
 from ti_notebook.lang import ops as tm
 from ti_notebook.lang import types as _types
-from ti_notebook.lang.kernel import kernel
 from ti_notebook.lang.ndarray import NdarrayType
 from ti_notebook.runtime import profiler
+from ti_notebook.session import config as _config
+from ti_notebook.session.kernel import kernel
 
 _PLANES = NdarrayType(dtype=_types.f32, ndim=3)
 _ROWS = NdarrayType(dtype=_types.f32, ndim=2)

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ti_notebook.lang import config as _config
 from ti_notebook.lang.field import field
-from ti_notebook.lang.kernel import kernel
 from ti_notebook.lang.matrix import Vector
 from ti_notebook.lang.ndarray import NdarrayType, template
 from ti_notebook.lang.ops import cast, static
 from ti_notebook.lang.types import f32, i32, i64, u8
+from ti_notebook.session import config as _config
+from ti_notebook.session.kernel import kernel
 from ti_notebook.ui.ggui import particles, raster2d, raster3d
 
 __all__ = ["FrameBuffer", "Staging"]

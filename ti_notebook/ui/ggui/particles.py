@@ -18,13 +18,13 @@ it), each pixel's key (sphere depth, slot, element) kept by an atomic min as in
 
 from __future__ import annotations
 
-from ti_notebook.lang.kernel import func, kernel
 from ti_notebook.lang.ndarray import template
 from ti_notebook.lang.ops import abs as tabs
 from ti_notebook.lang.ops import atomic_min, cast, ceil, floor, sqrt
 from ti_notebook.lang.ops import max as tmax
 from ti_notebook.lang.ops import min as tmin
 from ti_notebook.lang.types import i32, i64
+from ti_notebook.session.kernel import func, kernel
 from ti_notebook.ui.ggui.raster3d import (
     DEPTH_SCALE,
     ELEMENT_BITS,

@@ -15,13 +15,13 @@ pixels wide, square ends). Each draw call is two kernels:
 
 from __future__ import annotations
 
-from ti_notebook.lang.kernel import func, kernel
 from ti_notebook.lang.matrix import Vector
 from ti_notebook.lang.ndarray import template
 from ti_notebook.lang.ops import atomic_max, cast, ceil, floor, sqrt, static
 from ti_notebook.lang.ops import max as tmax
 from ti_notebook.lang.ops import min as tmin
 from ti_notebook.lang.types import f32, i32
+from ti_notebook.session.kernel import func, kernel
 
 CIRCLES, LINES, TRIANGLES = 0, 1, 2
 

@@ -25,7 +25,6 @@ light count, window size.
 
 from __future__ import annotations
 
-from ti_notebook.lang.kernel import func, kernel
 from ti_notebook.lang.matrix import Vector
 from ti_notebook.lang.ndarray import template
 from ti_notebook.lang.ops import abs as tabs
@@ -33,6 +32,7 @@ from ti_notebook.lang.ops import atomic_min, cast, ceil, floor, sqrt, static
 from ti_notebook.lang.ops import max as tmax
 from ti_notebook.lang.ops import min as tmin
 from ti_notebook.lang.types import i32, i64
+from ti_notebook.session.kernel import func, kernel
 from ti_notebook.ui.ggui.raster2d import along  # (t along s0->s1, distance) of a pixel
 
 # uniform layout (indices into the ``uni`` field)

@@ -34,15 +34,15 @@ import sys
 import numpy as np
 
 from ti_notebook.errors import TiTypeError, TiValueError
-from ti_notebook.lang import config as _config
 from ti_notebook.lang import loop_registry
 from ti_notebook.lang.field_options import index_offset
-from ti_notebook.lang.kernel import kernel
 from ti_notebook.lang.matrix import Vector
 from ti_notebook.lang.ndarray import NdarrayType, template
 from ti_notebook.lang.ops import deactivate, grouped, ndrange, static
 from ti_notebook.runtime import profiler
 from ti_notebook.runtime.memory import before_host_access
+from ti_notebook.session import config as _config
+from ti_notebook.session.kernel import kernel
 
 _ARRAY = NdarrayType()  # any type and rank: one specialisation per (type, rank)
 
@@ -157,8 +157,8 @@ def _launch(compiled_kernel, *args) -> None:
     recording = profiler.enabled
     profiler.set_enabled(False)
     try:
-        (compiled, _stages, _inputs), runtime_args = compiled_kernel.compiled_for(args)
-        compiled.launch(runtime_args)
+        entry, runtime_args = compiled_kernel.compiled_for(args)
+        entry.launcher.launch(runtime_args)
     finally:
         profiler.set_enabled(recording)
 

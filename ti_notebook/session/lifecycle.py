@@ -2,7 +2,7 @@
 
 >>> import ti_notebook as ti
 >>> ti.init(arch=ti.cpu, debug=True)
->>> ti.is_initialized(), ti.current_arch(), ti.lang.config.current().debug
+>>> ti.is_initialized(), ti.current_arch(), ti.session.config.current().debug
 (True, 'cpu', True)
 >>> ti.reset()
 >>> ti.is_initialized()
@@ -14,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 
 from ti_notebook.compiler import cache_keys, cache_policy
-from ti_notebook.lang import config as _config
 from ti_notebook.lang.field import free_all_fields
-from ti_notebook.lang.kernel import reset_all_kernels
 from ti_notebook.runtime import cuda_driver, kernel_code, profiler
 from ti_notebook.runtime.launch import no_launch_running
+from ti_notebook.session import config as _config
+from ti_notebook.session.kernel import reset_all_kernels
 
 
 def init(arch=None, default_fp=None, default_ip=None, **options) -> None:

@@ -28,7 +28,7 @@ import dataclasses
 import numpy as np
 
 from ti_notebook.errors import TiTypeError
-from ti_notebook.lang import config as _config
+from ti_notebook.session import config as _config
 
 # mode -> (the adjoint arrays' attribute, the kernel's name suffix)
 _SUFFIX = {
@@ -42,7 +42,7 @@ _classes: dict = {}
 def adjoint_kernel(primal, mode: str):
     """``primal``'s grad kernel (``mode="reverse"``) or forward-mode kernel, made once:
     an instance of :class:`AdjointKernel` mixed into the primal's own kernel class (this
-    module does not import ``lang/kernel.py``, which imports it)."""
+    module does not import ``session/kernel.py``, which imports it)."""
     made = primal._adjoints.get(mode)
     if made is None:
         base = primal._plain_class()  # not the class of its own fast path

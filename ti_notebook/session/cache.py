@@ -15,7 +15,7 @@ from __future__ import annotations
 import atexit
 
 from ti_notebook.compiler import cache_policy
-from ti_notebook.lang import config as _config
+from ti_notebook.session import config as _config
 
 
 def info() -> dict:

@@ -2,7 +2,7 @@
 
 >>> import ti_notebook as ti
 >>> ti.init(arch=ti.cpu, default_fp=ti.f64)
->>> ti.lang.config.current().default_fp
+>>> ti.session.config.current().default_fp
 f64
 """
 
@@ -14,7 +14,7 @@ import os
 from ti_notebook.compiler import backends
 from ti_notebook.compiler.request import CacheSettings
 from ti_notebook.ir.options import CompileOptions
-from ti_notebook.lang import types, validate
+from ti_notebook.lang import settings, types, validate
 
 
 class Arch(str):
@@ -102,12 +102,14 @@ class Config:
 
 _current = Config()
 _initialized = False
-_generation = 0
+# the user's objects read the configuration (default types, threads) through lang/settings
+settings.install(_current)
 
 
 def generation() -> int:
-    """Changes whenever ti.init/ti.reset replaces the configuration."""
-    return _generation
+    """Changes whenever ti.init/ti.reset replaces the configuration (or a tree dies):
+    ``lang/settings.py`` keeps the counter, which the objects bump too."""
+    return settings.generation
 
 
 def current() -> Config:
@@ -170,14 +172,14 @@ def make_config(arch: str | None = None, **options) -> Config:
 
 
 def bump_generation() -> None:
-    """Compiled kernels become stale (a tree they may use was destroyed)."""
-    global _generation
-    _generation += 1
+    """Compiled kernels become stale (the profiler was switched, say)."""
+    settings.bump_generation()
 
 
 def set_current(config: Config | None) -> None:
     """Installs ``config`` (None: back to the uninitialised defaults)."""
-    global _current, _initialized, _generation
+    global _current, _initialized
     _current = config if config is not None else Config()
     _initialized = config is not None
-    _generation += 1
+    settings.install(_current)
+    settings.bump_generation()

@@ -140,7 +140,7 @@ class Graph:
 
 
 def _dispatch(kernel, args: tuple) -> tuple:
-    from ti_notebook.lang.kernel import Kernel
+    from ti_notebook.session.kernel import Kernel
 
     if not isinstance(kernel, Kernel):
         raise TiTypeError(f"graph dispatch: {kernel!r} is not a @ti.kernel")

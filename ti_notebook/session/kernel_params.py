@@ -3,7 +3,7 @@
 Each annotation becomes a :class:`~ti_notebook.compiler.request.Param`: a scalar type
 (``ti.f32``, ``int``...), ``ti.template()`` (also the unannotated ``self`` of a
 data-oriented method), ``ti.types.ndarray(...)``, or a vector/matrix/struct type, a
-*compound* passed as one scalar slot per component (``lang/compound_args.py``):
+*compound* passed as one scalar slot per component (``session/compound_args.py``):
 
     >>> import inspect
     >>> import ti_notebook as ti
@@ -21,10 +21,11 @@ import inspect
 
 from ti_notebook.compiler.request import Param
 from ti_notebook.errors import TiTypeError, TiValueError
-from ti_notebook.lang import compound_args, types
+from ti_notebook.lang import types
 from ti_notebook.lang.func import resolve_annotation
 from ti_notebook.lang.ndarray import NdarrayType, Template
 from ti_notebook.lang.struct_base import resolve
+from ti_notebook.session import compound_args
 
 __all__ = ["check_array", "element_shape", "example_value", "param_of"]
 

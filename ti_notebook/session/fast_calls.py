@@ -41,10 +41,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ti_notebook.errors import KernelInterrupted, TiError
-from ti_notebook.lang import ad_tape
-from ti_notebook.lang import config as _config
+from ti_notebook.lang import settings as _settings
 from ti_notebook.runtime.launch import CompiledKernel
 from ti_notebook.runtime.launch_call import indented, launch_code, make_call
+from ti_notebook.session import ad_tape
 
 _ABSENT = object()  # a parameter the call did not pass
 
@@ -99,7 +99,8 @@ def method_for(launcher, generic: Callable, *, tape: bool) -> Callable | None:
         "    __tracebackhide__ = True  # IPython and pytest show the caller's line\n"
         "    if self._watch:  # a global number it compiled with has changed?\n"
         "        self._warn_stale()\n"
-        f"    if not ({others}) and config._generation == {_config._generation} and {code.test}:\n"
+        f"    if not ({others}) and settings.generation == {_settings.generation}"
+        f" and {code.test}:\n"
         "        try:\n"
         f"{indented(code.block, 3)}"
         "        except TiError as error:  # errors about the call point at the kernel\n"
@@ -112,7 +113,7 @@ def method_for(launcher, generic: Callable, *, tape: bool) -> Callable | None:
         code.scope,
         absent=_ABSENT,
         tape=ad_tape,
-        config=_config,
+        settings=_settings,
         generic=generic,
         TiError=TiError,
         KernelInterrupted=KernelInterrupted,

@@ -18,19 +18,14 @@ with no compilation:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
-import threading
-import time
 import types as pytypes
 import weakref
 from collections.abc import Mapping
 
-from ti_notebook.compiler.backends.cuda import cuda_backend
-from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.report import KernelReport
-from ti_notebook.compiler.request import CompileRequest, CompoundType, Param
+from ti_notebook.compiler.request import CompoundType, Param
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.errors import (
     KernelInterrupted,
@@ -39,38 +34,39 @@ from ti_notebook.errors import (
     TiTypeError,
     TiValueError,
 )
-from ti_notebook.lang import (
+from ti_notebook.frontend.source import source_of
+from ti_notebook.lang import settings as _settings
+from ti_notebook.lang.data_oriented import BoundKernel, defined_in_class
+from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
+from ti_notebook.session import (
     ad_tape,
     compound_args,
     fast_calls,
     kernel_params,
     stale_globals,
     template_keys,
-    types,
 )
-from ti_notebook.lang import config as _config
-from ti_notebook.lang.compound_args import CompoundLauncher
-from ti_notebook.lang.data_oriented import BoundKernel, defined_in_class
-from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
-from ti_notebook.lang.specialisation_label import label
-from ti_notebook.runtime import profiler, random_streams
-from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
+from ti_notebook.session import config as _config
+from ti_notebook.session.compiling import (
+    COMPILE_LOCK,
+    Compiled,
+    compile_specialisation,
+    stages_for_arch,
+)
+from ti_notebook.session.compound_args import CompoundLauncher
+from ti_notebook.session.configurations import Held, Stash, loop_defaults
+from ti_notebook.session.specialisation import specialise
 
 __all__ = ["Func", "Kernel", "func", "kernel", "reset_all_kernels"]
 
 _kernels: weakref.WeakSet = weakref.WeakSet()
-_COMPILE_LOCK = threading.RLock()
-# configurations whose compiled code a kernel keeps aside for configure() to bring
-# back (a tuner going back and forth between settings); older ones are dropped
-STASHED_CONFIGURATIONS = 64
 
 
 def _forget_dead(kernel_ref, _dead_ref) -> None:
     """A template object died: its kernel drops the specialisations keyed by it."""
     kernel = kernel_ref()
     if kernel is not None:
-        stashed = [compiled for _generation, compiled, _last in kernel._stash.values()]
-        for compiled in (kernel._compiled, *stashed):
+        for compiled in (kernel._compiled, *kernel._stash.compiled_sets()):
             for key in [key for key in list(compiled) if template_keys.dead(key)]:
                 if kernel._last is compiled.get(key):  # its code must go with it
                     kernel._last = None
@@ -83,17 +79,16 @@ class Kernel(KernelBase):
     def __init__(self, func) -> None:
         super().__init__(func)
         self._params: list[Param] | None = None
-        self._compiled: dict = {}
+        self._compiled: dict[tuple, Compiled] = {}  # specialisation key -> its code
         self._generation = -1
-        self._last = None
+        self._last: Compiled | None = None  # what the last call ran
         self._fast = None
         self._watch: tuple = ()  # global numbers read when compiling (stale_globals.py)
         self._loop_defaults: dict = {}
         self._offline_cache: bool | None = None
-        # configuration -> (session generation, its _compiled, its _last): see configure()
-        self._stash: dict = {}
+        self._stash = Stash()  # the configurations configure() left (configurations.py)
         self._on_death = functools.partial(_forget_dead, weakref.ref(self))
-        self._autodiff = ""  # "reverse" / "forward": a grad kernel (lang/ad_kernel.py)
+        self._autodiff = ""  # "reverse" / "forward": a grad kernel (session/ad_kernel.py)
         self._adjoints: dict = {}
         _kernels.add(self)
 
@@ -108,7 +103,7 @@ class Kernel(KernelBase):
     def grad(self) -> Kernel:
         """The grad kernel (reverse mode): called with the kernel's arguments, it adds
         the kernel's derivatives into the ``.grad`` fields (``passes/make_adjoint.py``)."""
-        from ti_notebook.lang import ad_kernel
+        from ti_notebook.session import ad_kernel
 
         return ad_kernel.adjoint_kernel(self, "reverse")
 
@@ -150,29 +145,15 @@ class Kernel(KernelBase):
             >>> fill.configure().configure(parallelize=2, block_dim=16).report is held
             True
         """
-        loop = {}
-        for name, value in (("block_dim", block_dim), ("parallelize", parallelize)):
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise TiValueError(
-                    f"kernel '{self.name}': {name} must be a positive integer, got {value!r}"
-                )
-            loop[name] = value
-        if serialize is not None:
-            loop["serialize"] = bool(serialize)
+        loop = loop_defaults(self.name, parallelize, block_dim, serialize)
         generation = _config.generation()
         if self._compiled and self._generation == generation:
-            left = self._stash_key()
-            self._stash.pop(left, None)  # re-inserted last: the most recently used
-            self._stash[left] = (generation, self._compiled, self._last)
-            while len(self._stash) > STASHED_CONFIGURATIONS:
-                del self._stash[next(iter(self._stash))]
+            self._stash.put(self._stash_key(), Held(generation, self._compiled, self._last))
         self._loop_defaults = loop
         self._offline_cache = None if offline_cache is None else bool(offline_cache)
-        stashed = self._stash.pop(self._stash_key(), None)
-        if stashed is not None and stashed[0] == generation == self._generation:
-            self._compiled, self._last = stashed[1], stashed[2]
+        held = self._stash.take(self._stash_key(), generation)
+        if held is not None and generation == self._generation:
+            self._compiled, self._last = held.compiled, held.last
         else:
             self._compiled, self._last = {}, None
         self._drop_fast()  # rebuilt by the next call from the code now held
@@ -202,22 +183,6 @@ class Kernel(KernelBase):
         if self._offline_cache is not None:
             out["offline_cache"] = self._offline_cache
         return out
-
-    def _request(self, params: list[Param], templates: dict) -> CompileRequest:
-        config = _config.current()
-        options = config.compile_options(self._loop_defaults)
-        if self._autodiff:
-            options = dataclasses.replace(options, autodiff=self._autodiff)
-        return CompileRequest(
-            self.name,
-            self.source(),
-            params,
-            templates,
-            self.return_type(),
-            options,
-            config.backend(),
-            config.cache_settings(self._offline_cache),
-        )
 
     # -- specialisation --------------------------------------------------------------
     def params(self) -> list[Param]:
@@ -254,64 +219,20 @@ class Kernel(KernelBase):
             return None
         return compound_args.return_type_of(ann, self.name)
 
-    def _specialise(self, args: tuple):
-        params = self.params()
-        if len(args) != len(params):
-            raise TiTypeError(
-                f"kernel '{self.name}' takes {len(params)} argument(s) but {len(args)} were given",
-                hint=f"call it as {self.name}{self.signature}",
-            )
-        key, runtime_args, templates, concrete = [], [], {}, []
-        for param, value in zip(params, args, strict=True):
-            if param.kind == "template":
-                templates[param.name] = value
-                key.append(template_keys.key_or_error(value, self._on_death, param.name, self.name))
-                concrete.append(param)
-            elif param.kind == "ndarray":
-                array = getattr(value, "_array", value)
-                dtype = types.from_numpy_dtype(array.dtype) if hasattr(array, "dtype") else None
-                if dtype is None or not hasattr(array, "ndim"):
-                    raise TiTypeError(
-                        f"argument '{param.name}' of kernel '{self.name}' must be a NumPy "
-                        f"array or ti.ndarray, got {type(value).__name__}"
-                    )
-                es = kernel_params.element_shape(self.name, param, value, array)
-                kernel_params.check_array(self.name, param, dtype, array.ndim, es)
-                key.append((dtype.name, array.ndim, es))
-                dtype = param.dtype or dtype
-                concrete.append(Param(param.name, "ndarray", dtype, array.ndim, es))
-                runtime_args.append(value)
-            else:  # scalars, and compounds (flattened at the launch)
-                concrete.append(param)
-                runtime_args.append(value)
-        return tuple(key), runtime_args, templates, concrete
-
-    def compiled_for(self, args: tuple):
-        key, runtime_args, templates, concrete = self._specialise(args)
-        entry = self._compiled.get(key)
+    def compiled_for(self, args: tuple) -> tuple[Compiled, list]:
+        """The compiled code of the specialisation ``args`` select (compiling it on first
+        use) and the arguments its launch takes."""
+        chosen = specialise(self, args)
+        entry = self._compiled.get(chosen.key)
         if entry is None:
-            # One compile at a time: tracing finalises ti.root's pending tree and the
-            # JIT is shared, so two threads' first calls must not interleave.
-            with _COMPILE_LOCK:
-                entry = self._compiled.get(key)
+            with COMPILE_LOCK:
+                entry = self._compiled.get(chosen.key)
                 if entry is None:
-                    request = self._request(concrete, templates)
-                    started = time.monotonic_ns()
-                    # Not the trace's inputs: they hold the template objects, which
-                    # must be free to die (their specialisation is dropped then).
-                    result = compile_cached(request)
-                    entry = (*result[:2], {})
-                    captured = result[2].get("captured", {})
-                    self._watch = stale_globals.watched(self.func, captured)
-                    name = label(self.name, concrete, templates, runtime_args)
-                    report = entry[1]["report"]
-                    _describe_for_profiler(entry[0], report, self.name, name, started)
-                    # the same stream on a cold compile and a cache hit: see random_streams
-                    session = _config.current()
-                    random_streams.attach(entry[0], request, session, session.random_seed)
-                    self._compiled[key] = entry
+                    entry = compile_specialisation(self, chosen)
+                    self._watch = entry.watch
+                    self._compiled[chosen.key] = entry
         self._last = entry
-        return entry, runtime_args
+        return entry, chosen.runtime_args
 
     def __call__(self, *args, **kwargs):
         __tracebackhide__ = True  # IPython and pytest show the caller's line, not this one
@@ -323,7 +244,7 @@ class Kernel(KernelBase):
                 return forward(*args, **kwargs)
         fast = self._fast
         try:
-            if fast is not None and not kwargs and self._generation == _config._generation:
+            if fast is not None and not kwargs and self._generation == _settings.generation:
                 # All-scalar signature, already compiled: straight to the launch.
                 return fast.launch(args)
             return self._slow_call(args, kwargs)
@@ -343,7 +264,7 @@ class Kernel(KernelBase):
             stale_globals.tell(self.name, self.func, stale)
 
     def definition_pos(self) -> SourcePos:
-        source = self.source()
+        source = source_of(self)
         return source.pos(source.function_def, self.name)
 
     def _slow_call(self, args, kwargs):
@@ -355,7 +276,8 @@ class Kernel(KernelBase):
             args = tuple(bound.arguments.values())
         if not _config.is_initialized():
             _config.set_current(_config.make_config())
-        (compiled, _stages, _inputs), runtime_args = self.compiled_for(args)
+        entry, runtime_args = self.compiled_for(args)
+        compiled = entry.launcher
         params = [p for p in self._params if p.kind != "template"]
         return_type = self.return_type()
         launcher = compiled
@@ -394,7 +316,7 @@ class Kernel(KernelBase):
 
     def _plain_class(self) -> type:
         """The kernel's class as defined, not the class of its own that a warm fast path
-        gives it (``lang/fast_calls.py``): what a subclass of this kernel derives from."""
+        gives it (``session/fast_calls.py``): what a subclass of this kernel derives from."""
         return fast_calls.kernel_class(self)
 
     def _drop_fast(self) -> None:
@@ -430,12 +352,12 @@ class Kernel(KernelBase):
                         f"kernel '{self.name}' has template or ndarray parameters",
                         hint="pass example arguments: kernel.stages(x, arr)",
                     )
-                return self._last[1]
+                return self._last.stages
             if not args:
                 args = tuple(kernel_params.example_value(p) for p in self.params())
-            (_compiled, stages, _inputs), _ = self.compiled_for(args)
-            return stages
-        return self._last[1]
+            entry, _ = self.compiled_for(args)
+            return entry.stages
+        return self._last.stages
 
     def _stages_for(self, arch: str, compute_capability: str, args: tuple) -> Stages:
         """The stages of ``args``' specialisation compiled for ``arch`` (not the session's)."""
@@ -454,11 +376,7 @@ class Kernel(KernelBase):
                     hint=f'pass example arguments: kernel.stages(x, arr, arch="{arch}")',
                 )
             args = tuple(kernel_params.example_value(p) for p in params)
-        _key, _runtime_args, templates, concrete = self._specialise(args)
-        request = self._request(concrete, templates)
-        request.backend = cuda_backend(compute_capability)
-        with _COMPILE_LOCK:
-            return compile_cached(request)[1]
+        return stages_for_arch(self, specialise(self, args), compute_capability)
 
     @property
     def report(self) -> KernelReport:
@@ -482,31 +400,10 @@ class Kernel(KernelBase):
         """
         if self._generation != _config.generation():
             return pytypes.MappingProxyType({})
-        return pytypes.MappingProxyType({k: v[1] for k, v in self._compiled.items()})
+        return pytypes.MappingProxyType({k: v.stages for k, v in self._compiled.items()})
 
     def __repr__(self) -> str:
         return f"<ti.kernel {self.name}>"
-
-
-def _describe_for_profiler(
-    compiled, report: KernelReport, kernel: str, name: str, started: int
-) -> None:
-    """Labels ``compiled``'s profiler events with its specialisation ``name`` and what
-    the compiler knows of its tasks; with the profiler on, records the compile span."""
-    tasks = tuple(
-        TaskInfo(
-            t.kind,
-            t.loop_config,
-            t.bytes_per_iteration,
-            t.flops_per_iteration,
-            getattr(t, "description", "") or "",
-        )
-        for t in report.tasks
-    )
-    compiled.about = KernelProfile(kernel, name, compiled.about.device, tasks)
-    if profiler.enabled:
-        what = "cache load" if report.cache == "hit" else "compile"
-        profiler.record_span(Span(what, kernel, name, started, time.monotonic_ns()))
 
 
 def kernel(func) -> Kernel:

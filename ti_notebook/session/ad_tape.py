@@ -38,7 +38,7 @@ def intercept(kernel, args: tuple):
     if _tape is not None and not _replaced:
         _tape.calls.append((kernel, args))
     if _fwd is not None:
-        from ti_notebook.lang import ad_kernel
+        from ti_notebook.session import ad_kernel
 
         return ad_kernel.adjoint_kernel(kernel, "forward")
     return None
@@ -131,7 +131,7 @@ class Tape:
             raise TiRuntimeError("Tape.grad(): the Tape was never entered")
         if self.gradient_evaluated:
             raise TiRuntimeError("Tape.grad(): the gradients were evaluated already")
-        from ti_notebook.lang import ad_kernel
+        from ti_notebook.session import ad_kernel
 
         if self.loss is not None:
             _seed(self.loss, 1.0)

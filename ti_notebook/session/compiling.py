@@ -1,0 +1,119 @@
+"""A specialisation's compile, and the :class:`Compiled` record a kernel keeps of it.
+
+The session builds the compiler's request from the kernel, the specialisation its
+arguments select and the configuration ``ti.init`` set, compiles it through the offline
+cache, and gives the launchable what the session knows of it: the specialisation's name
+on the profiler's events and its random stream.
+
+    >>> import ti_notebook as ti
+    >>> ti.init(arch=ti.cpu)
+    >>> @ti.kernel
+    ... def twice(a: ti.i32) -> ti.i32:
+    ...     return 2 * a
+    >>> compiled, _args = twice.compiled_for((3,))
+    >>> compiled.label, compiled.launcher.launch([3]), "llvm" in compiled.stages
+    ('twice', 6, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+
+from ti_notebook.compiler.backends.cuda import cuda_backend
+from ti_notebook.compiler.cached import compile_cached
+from ti_notebook.compiler.report import KernelReport
+from ti_notebook.compiler.request import CompileRequest, Param
+from ti_notebook.compiler.stages import Stages
+from ti_notebook.frontend.source import source_of
+from ti_notebook.runtime import profiler, random_streams
+from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
+from ti_notebook.session import config as _config
+from ti_notebook.session import stale_globals
+from ti_notebook.session.specialisation import Specialisation
+from ti_notebook.session.specialisation_label import label
+
+# One compile at a time: tracing finalises ti.root's pending tree and the JIT is
+# shared, so two threads' first calls must not interleave.
+COMPILE_LOCK = threading.RLock()
+
+
+@dataclasses.dataclass(frozen=True)
+class Compiled:
+    """One specialisation's compiled code, as a kernel keeps it.
+
+    Not the trace's inputs: they hold the template objects, which must be free to die
+    (the specialisation keyed by one is dropped then, ``template_keys.py``).
+    """
+
+    launcher: object  # what a call launches: the backend's launchable, .launch(args)
+    stages: Stages  # every stage's text and the compiler's report
+    label: str  # the specialisation's name in the profiler ("fill[x]")
+    # the global numbers the trace read, with their values then (stale_globals.py)
+    watch: tuple = ()
+
+
+def request_for(kernel, params: list[Param], templates: dict) -> CompileRequest:
+    """The compiler's request for ``kernel`` (a :class:`~ti_notebook.session.kernel.
+    Kernel`) with these parameters, under the session's configuration and the kernel's
+    own loop and cache settings."""
+    config = _config.current()
+    options = config.compile_options(kernel._loop_defaults)
+    if kernel._autodiff:
+        options = dataclasses.replace(options, autodiff=kernel._autodiff)
+    return CompileRequest(
+        kernel.name,
+        source_of(kernel),
+        params,
+        templates,
+        kernel.return_type(),
+        options,
+        config.backend(),
+        config.cache_settings(kernel._offline_cache),
+    )
+
+
+def compile_specialisation(kernel, chosen: Specialisation) -> Compiled:
+    """Compiles ``chosen`` for the session's backend (or loads it from the offline
+    cache); the caller holds :data:`COMPILE_LOCK`."""
+    request = request_for(kernel, chosen.params, chosen.templates)
+    started = time.monotonic_ns()
+    launcher, stages, inputs = compile_cached(request)
+    watch = stale_globals.watched(kernel.func, inputs.get("captured", {}))
+    name = label(kernel.name, chosen.params, chosen.templates, chosen.runtime_args)
+    _describe_for_profiler(launcher, stages["report"], kernel.name, name, started)
+    # the same stream on a cold compile and a cache hit: see random_streams
+    session = _config.current()
+    random_streams.attach(launcher, request, session, session.random_seed)
+    return Compiled(launcher, stages, name, watch)
+
+
+def stages_for_arch(kernel, chosen: Specialisation, compute_capability: str) -> Stages:
+    """The stages of ``chosen`` compiled for CUDA's ``compute_capability``, whatever the
+    session's arch: no device needed, and nothing the kernel keeps changes."""
+    request = request_for(kernel, chosen.params, chosen.templates)
+    request.backend = cuda_backend(compute_capability)
+    with COMPILE_LOCK:
+        return compile_cached(request)[1]
+
+
+def _describe_for_profiler(
+    compiled, report: KernelReport, kernel: str, name: str, started: int
+) -> None:
+    """Labels ``compiled``'s profiler events with its specialisation ``name`` and what
+    the compiler knows of its tasks; with the profiler on, records the compile span."""
+    tasks = tuple(
+        TaskInfo(
+            t.kind,
+            t.loop_config,
+            t.bytes_per_iteration,
+            t.flops_per_iteration,
+            getattr(t, "description", "") or "",
+        )
+        for t in report.tasks
+    )
+    compiled.about = KernelProfile(kernel, name, compiled.about.device, tasks)
+    if profiler.enabled:
+        what = "cache load" if report.cache == "hit" else "compile"
+        profiler.record_span(Span(what, kernel, name, started, time.monotonic_ns()))
