@@ -3,7 +3,7 @@
 Everything that decides the generated code is in a :class:`CompileRequest` - the
 function's source, its parameters, the template values, the code-changing options and
 the backend (whose capabilities the passes read) - so the offline cache can key on the
-inputs before tracing. The language layer (``session/kernel.py``) builds requests from the
+inputs before tracing. The session (``session/compiling.py``) builds requests from the
 session's ``Config``; nothing here reads that object.
 
     >>> from ti_notebook.ir.types import f32
@@ -19,31 +19,9 @@ import dataclasses
 
 from ti_notebook.compiler.backends.base import Backend
 from ti_notebook.frontend.source import FunctionSource
+from ti_notebook.ir.compound_types import CompoundType
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.ir.types import DataType
-
-
-@dataclasses.dataclass(frozen=True)
-class CompoundType:
-    """A vector/matrix/struct parameter or return value (or a tuple of return values),
-    as the compiler sees it: flattened into scalar ``leaves``, one argument or return
-    slot each, in order. ``lang_type`` is the language's type, from which the frontend
-    rebuilds the value; ``description`` is its canonical text (cache keys).
-
-        >>> from ti_notebook.ir.types import f32, i32
-        >>> pair = CompoundType(None, (f32, i32), "tuple(f32,i32)")
-        >>> pair.name, len(pair.leaves)
-        ('tuple(f32,i32)', 2)
-    """
-
-    lang_type: object
-    leaves: tuple[DataType, ...]
-    description: str
-    paths: tuple[str, ...] = ()  # each leaf as code names it: "[1]", ".pos[0]" (errors)
-
-    @property
-    def name(self) -> str:
-        return self.description
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 
-from ti_notebook.compiler.request import CompoundType
 from ti_notebook.errors import TiSyntaxError, TiTypeError
 from ti_notebook.frontend import compound_io
 from ti_notebook.frontend.context import STATIC, TraceContext
@@ -35,6 +34,7 @@ from ti_notebook.frontend.operands import check_scalar, static_condition, static
 from ti_notebook.frontend.struct_values import is_struct
 from ti_notebook.frontend.values import Vector
 from ti_notebook.ir import nodes as ir
+from ti_notebook.ir.compound_types import CompoundType
 
 HANDLERS = Handlers()
 

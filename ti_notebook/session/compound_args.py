@@ -24,8 +24,8 @@ import typing
 
 import numpy as np
 
-from ti_notebook.compiler.request import CompoundType
 from ti_notebook.errors import TiTypeError, TiValueError
+from ti_notebook.ir.compound_types import CompoundType
 from ti_notebook.lang import exact_numbers
 from ti_notebook.lang.matrix_types import MatrixType
 from ti_notebook.lang.struct_base import StructTypeBase, describe, leaves, resolve

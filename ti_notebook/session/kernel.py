@@ -25,7 +25,7 @@ import weakref
 from collections.abc import Mapping
 
 from ti_notebook.compiler.report import KernelReport
-from ti_notebook.compiler.request import CompoundType, Param
+from ti_notebook.compiler.request import Param
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.errors import (
     KernelInterrupted,
@@ -35,6 +35,7 @@ from ti_notebook.errors import (
     TiValueError,
 )
 from ti_notebook.frontend.source import source_of
+from ti_notebook.ir.compound_types import CompoundType
 from ti_notebook.lang import settings as _settings
 from ti_notebook.lang.data_oriented import BoundKernel, defined_in_class
 from ti_notebook.lang.func import Func, KernelBase, func, resolve_annotation
