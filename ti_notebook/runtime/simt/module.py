@@ -39,7 +39,7 @@ from ti_notebook.errors import (
     TiValueError,
 )
 from ti_notebook.ir.devices import DeviceLimits
-from ti_notebook.runtime import kernel_code
+from ti_notebook.runtime import compile_worker, kernel_code
 from ti_notebook.runtime.jit import jit
 from ti_notebook.runtime.simt.device import SIMT_DEVICE, check_launch, normalize_dims
 from ti_notebook.runtime.simt.rewrite import KernelEntry, rewrite_for_host
@@ -179,10 +179,13 @@ class SimtModule:
             if not var.is_declaration:
                 var.linkage = llvm.Linkage.internal
         if optimize:
-            engine.optimize(module)
-        self.host_ir = str(module)
+            # O3 in the compile worker after the first few (LLVM's pipeline leaks)
+            code, self.host_ir = compile_worker.optimised_object(str(module))
+        else:
+            self.host_ir = str(module)
+            code = engine.object_code(module)
         # an engine of its own: the machine code is freed with this module
-        self.code = kernel_code.load(engine.object_code(module), sorted(entries))
+        self.code = kernel_code.load(code, sorted(entries))
         addresses = self.code.addresses
         self.kernels: dict[str, SimtKernel] = {
             k.name: SimtKernel(self, k, addresses[k.entry]) for k in host.kernels
