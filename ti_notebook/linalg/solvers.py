@@ -12,10 +12,11 @@
 - ``"LDLT"``: a symmetric, possibly indefinite matrix (pivoting in symmetric mode).
 
 A Cholesky library does not back ``"LLT"``: CHOLMOD through ``cholespy`` (simplicial,
-nested dissection, always in f64) factorised the 5-point Laplacians of 64² to 512², a
-32³ 7-point Laplacian and a 20,000-dof mass-spring matrix in 1.0-2x SuperLU's CPU time,
-refuses the semi-definite Laplacians SuperLU accepts, and cannot refactorise a known
-pattern (``python -m benchmarks.sparse_solvers`` measures it).
+nested dissection, always in f64) took 0.97-2x SuperLU's CPU time to factorise the
+5-point Laplacians of 64² to 512², the 7-point ones of 32³ and 64³ and a 20,000-dof
+mass-spring matrix (its solves took 1.0-2.2x less time, 3x at 64³), refuses the
+semi-definite Laplacians SuperLU accepts (stable_fluid's), and cannot refactorise a
+known pattern (``python -m benchmarks.sparse_solvers`` measures it).
 
 ``ordering="AMD"`` uses SuperLU's minimum degree on ``A + Aᵀ``, ``"COLAMD"`` its
 column approximate minimum degree. The first ``factorize`` of a pattern chooses the
