@@ -207,6 +207,41 @@ def direct(launcher, generic: Callable | None = None, tape: bool = True):
     return _Direct(launcher, generic, tape) if isinstance(launcher, CompiledKernel) else launcher
 
 
+def register(kernel, args: tuple, launcher, *, compound: bool) -> None:
+    """After a slow call of ``kernel`` with ``args`` launched ``launcher``: the calls
+    after it go the fast way where they can. An all-scalar (or compound) signature has
+    one launcher for every call, behind a generated ``__call__``; a signature with
+    arrays (no template, no compound) dispatches by the arrays' types to the launcher
+    each compiled for (:class:`NdarrayDispatch`)."""
+    params = kernel._params
+    if all(p.kind in ("scalar", "compound") for p in params):
+        # no template or ndarray: every call launches this code
+        own = own_class(kernel)
+        kernel._fast = direct(launcher, own.__base__.__call__, not kernel._autodiff)
+        method = getattr(kernel._fast, "method", None)
+        if method is None:
+            take_back(kernel)
+        else:  # calls land in the generated __call__
+            own.__call__ = method
+            kernel.__class__ = own
+    elif not compound and eligible(params):
+        dispatch = kernel._fast
+        if not isinstance(dispatch, NdarrayDispatch):
+            positions = [k for k, p in enumerate(params) if p.kind == "ndarray"]
+            own = own_class(kernel)
+            dispatch = NdarrayDispatch(
+                kernel._slow_call,
+                positions,
+                len(params),
+                own,
+                own.__base__.__call__,
+                tape=not kernel._autodiff,
+            )
+            kernel._fast = dispatch
+        dispatch.add(args, launcher)
+        kernel.__class__ = dispatch.owner  # calls land in the generated __call__
+
+
 def eligible(params: Sequence) -> bool:
     """Every parameter a scalar or a scalar-element ndarray (vector elements, templates and
     compound arguments need the full specialisation on every call)."""

@@ -284,36 +284,8 @@ class Kernel(KernelBase):
         launcher = compiled
         if any(p.kind == "compound" for p in params) or isinstance(return_type, CompoundType):
             launcher = CompoundLauncher(compiled, params, return_type)
-        if all(p.kind in ("scalar", "compound") for p in self._params):
-            # no template or ndarray: every call launches this code
-            own = fast_calls.own_class(self)
-            self._fast = fast_calls.direct(launcher, own.__base__.__call__, not self._autodiff)
-            method = getattr(self._fast, "method", None)
-            if method is None:
-                fast_calls.take_back(self)
-            else:  # calls land in the generated __call__ (fast_calls.py)
-                own.__call__ = method
-                self.__class__ = own
-        elif launcher is compiled and fast_calls.eligible(self._params):
-            self._register_fast_ndarray_call(args, launcher)
+        fast_calls.register(self, args, launcher, compound=launcher is not compiled)
         return launcher.launch(runtime_args)
-
-    def _register_fast_ndarray_call(self, args: tuple, launcher) -> None:
-        dispatch = self._fast
-        if not isinstance(dispatch, fast_calls.NdarrayDispatch):
-            positions = [k for k, p in enumerate(self._params) if p.kind == "ndarray"]
-            own = fast_calls.own_class(self)
-            dispatch = fast_calls.NdarrayDispatch(
-                self._slow_call,
-                positions,
-                len(self._params),
-                own,
-                own.__base__.__call__,
-                tape=not self._autodiff,
-            )
-            self._fast = dispatch
-        dispatch.add(args, launcher)
-        self.__class__ = dispatch.owner  # calls land in the generated __call__ (fast_calls.py)
 
     def _plain_class(self) -> type:
         """The kernel's class as defined, not the class of its own that a warm fast path
