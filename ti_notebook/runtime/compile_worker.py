@@ -145,10 +145,16 @@ class _Worker:
             with contextlib.suppress(OSError):
                 end.close()
 
-    def retire(self) -> None:
-        """Ends the worker after the request it may be serving."""
-        with self.lock:
-            self.close()
+    def retire(self, wait: float = -1) -> None:
+        """Ends the worker after the request it may be serving; one still running after
+        ``wait`` seconds (-1: however long it takes) is killed."""
+        if self.lock.acquire(timeout=wait):
+            try:
+                self.close()
+            finally:
+                self.lock.release()
+        else:  # its compile's thread sees a closed pipe and compiles in-process
+            self.close(kill=True)
 
     def close(self, kill: bool = False) -> None:
         """Ends the worker: closing its request pipe ends its loop; ``kill`` does not wait."""
@@ -237,7 +243,7 @@ class _Manager:
         with self.lock:
             current, self.current = self.current, None
         if current is not None:
-            current.retire()
+            current.retire(wait=2.0)  # at exit: a daemon thread's compile must not hold it
 
 
 _manager = _Manager()
