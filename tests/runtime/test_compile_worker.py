@@ -65,9 +65,9 @@ def _captured_modules(monkeypatch) -> list[tuple[str, bool]]:
     seen: list[tuple[str, bool]] = []
     real = compile_worker.optimised_object
 
-    def spy(text, speed_level=3, horizontal_reductions=True):
-        seen.append((text, horizontal_reductions))
-        return real(text, speed_level, horizontal_reductions)
+    def spy(text, speed_level=3, slp_vectorize=True):
+        seen.append((text, slp_vectorize))
+        return real(text, speed_level, slp_vectorize)
 
     monkeypatch.setattr(compile_worker, "optimised_object", spy)
     return seen

@@ -65,20 +65,20 @@ def optimise(
     module: llvm.ModuleRef,
     machine: llvm.TargetMachine,
     speed_level: int = 3,
-    horizontal_reductions: bool = True,
+    slp_vectorize: bool = True,
 ) -> None:
-    """Runs LLVM's default O<speed_level> pipeline (with vectorisers) on ``module``.
+    """Runs LLVM's default O<speed_level> pipeline (with vectorisers) on ``module``;
+    ``slp_vectorize=False`` leaves the straight-line vectoriser out (what the code
+    generator chooses for kernels whose long blocks are loop bodies:
+    ``codegen/cpu/slp_vectoriser.py``).
 
-    Sets the process-wide ``-slp-vectorize-hor`` option first: the caller serialises
-    calls (``JitEngine.optimize`` holds a lock; a worker runs one request at a time).
     The pass builder and its pipeline are made per call: a pipeline cannot run twice
     (LLVM aborts), and a kept pass builder keeps every module's analyses. Each call
     leaves ~70 KiB inside llvmlite 0.50 that no dispose frees, which is why compiles
     after the first few run in a worker process (``runtime/compile_worker.py``)."""
-    llvm.set_option("", f"-slp-vectorize-hor={str(horizontal_reductions).lower()}")
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = speed_level >= 2
-    pto.slp_vectorization = speed_level >= 2
+    pto.slp_vectorization = speed_level >= 2 and slp_vectorize
     pto.loop_unrolling = speed_level >= 2
     pass_builder = llvm.create_pass_builder(machine, pto)
     pass_manager = pass_builder.getModulePassManager()
@@ -89,7 +89,7 @@ def compile_text(
     machine: llvm.TargetMachine,
     llvm_text: str,
     speed_level: int = 3,
-    horizontal_reductions: bool = True,
+    slp_vectorize: bool = True,
 ) -> tuple[bytes, str, dict[str, float]]:
     """(object code, optimised IR, seconds per stage) of LLVM IR text; raises
     ``RuntimeError`` (llvmlite's) if the text does not parse or verify."""
@@ -100,7 +100,7 @@ def compile_text(
     module.data_layout = str(machine.target_data)
     module.verify()
     parsed = time.perf_counter()
-    optimise(module, machine, speed_level, horizontal_reductions)
+    optimise(module, machine, speed_level, slp_vectorize)
     optimised = time.perf_counter()
     code = machine.emit_object(module)
     seconds["llvm_parse"] = parsed - started
@@ -110,18 +110,18 @@ def compile_text(
 
 
 def _handle(machine: llvm.TargetMachine, request: tuple) -> tuple:
-    kind, llvm_text, speed_level, horizontal_reductions = request
+    kind, llvm_text, speed_level, slp_vectorize = request
     if kind != "compile":
         return ("failed", f"unknown request {kind!r}")
     try:
-        code, text, seconds = compile_text(machine, llvm_text, speed_level, horizontal_reductions)
+        code, text, seconds = compile_text(machine, llvm_text, speed_level, slp_vectorize)
     except RuntimeError as exc:  # llvmlite's parse/verify errors: the caller's to report
         return ("error", str(exc))
     return ("ok", code, text, seconds)
 
 
 def serve(read_fd: int, write_fd: int, triple: str, cpu: str, features: str) -> None:
-    """The worker's loop: answers ``("compile", text, speed_level, horizontal_reductions)``
+    """The worker's loop: answers ``("compile", text, speed_level, slp_vectorize)``
     with ``("ok", code, optimised_text, seconds)`` or ``("error", message)`` until the
     request pipe closes or the parent process is gone."""
     from multiprocessing.connection import Connection

@@ -111,13 +111,13 @@ class _Worker:
             raise WorkerFailed(f"llvmlite {message[2][0]} in the worker")
 
     def compile(
-        self, llvm_text: str, speed_level: int, horizontal_reductions: bool
+        self, llvm_text: str, speed_level: int, slp_vectorize: bool
     ) -> tuple[bytes, str, dict[str, float]]:
         with self.lock:
             if self.closed:
                 raise _Retired
             try:
-                self.requests.send(("compile", llvm_text, speed_level, horizontal_reductions))
+                self.requests.send(("compile", llvm_text, speed_level, slp_vectorize))
                 if not self.replies.poll(TIMEOUT_S):
                     raise WorkerFailed(f"no answer in {TIMEOUT_S:.0f} s")
                 reply = self.replies.recv()
@@ -255,19 +255,19 @@ def enabled() -> bool:
     return os.environ.get("TI_COMPILE_WORKER", "1").strip().lower() not in ("0", "false", "no")
 
 
-def _in_process(llvm_text: str, speed_level: int, horizontal_reductions: bool) -> tuple[bytes, str]:
+def _in_process(llvm_text: str, speed_level: int, slp_vectorize: bool) -> tuple[bytes, str]:
     engine = jit()
     module = engine.parse(llvm_text)
-    engine.optimize(module, speed_level, horizontal_reductions)
+    engine.optimize(module, speed_level, slp_vectorize)
     return engine.object_code(module), str(module)
 
 
 def optimised_object(
-    llvm_text: str, speed_level: int = 3, horizontal_reductions: bool = True
+    llvm_text: str, speed_level: int = 3, slp_vectorize: bool = True
 ) -> tuple[bytes, str]:
     """(object code, optimised IR) of LLVM IR text: O<speed_level> for the host CPU, in
     the worker when one is ready, else in-process (the same bytes either way). Raises
-    ``RuntimeError`` if the IR does not parse or verify. ``horizontal_reductions``: see
+    ``RuntimeError`` if the IR does not parse or verify. ``slp_vectorize``: see
     ``JitEngine.optimize``."""
     worker = _manager.worker() if enabled() else None
     why = _manager.warning()
@@ -279,7 +279,7 @@ def optimised_object(
         )
     while worker is not None:
         try:
-            code, text, seconds = worker.compile(llvm_text, speed_level, horizontal_reductions)
+            code, text, seconds = worker.compile(llvm_text, speed_level, slp_vectorize)
         except _Retired:  # replaced between the manager's answer and this request
             worker = _manager.worker(count=False)
         except WorkerFailed:
@@ -292,7 +292,7 @@ def optimised_object(
             _manager.count("worker")
             return code, text
     _manager.count("in_process")
-    return _in_process(llvm_text, speed_level, horizontal_reductions)
+    return _in_process(llvm_text, speed_level, slp_vectorize)
 
 
 def stats() -> dict[str, int]:

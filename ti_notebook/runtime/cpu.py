@@ -45,28 +45,26 @@ def ensure_runtime(store=None) -> None:
         _ready = True
 
 
-def _optimised_object(llvm_text: str, horizontal_reductions: bool) -> tuple[bytes, str]:
+def _optimised_object(llvm_text: str, slp_vectorize: bool) -> tuple[bytes, str]:
     """(object code, optimised IR) of a module: O3 for the host CPU, in a compile worker
     process after the first few (``runtime/compile_worker.py``: LLVM's pipeline leaks)."""
     ensure_runtime()
-    return compile_worker.optimised_object(llvm_text, horizontal_reductions=horizontal_reductions)
+    return compile_worker.optimised_object(llvm_text, slp_vectorize=slp_vectorize)
 
 
-def load(
-    llvm_text: str, entry_name: str, horizontal_reductions: bool = True
-) -> tuple[KernelCode, str]:
+def load(llvm_text: str, entry_name: str, slp_vectorize: bool = True) -> tuple[KernelCode, str]:
     """Optimises (O3, host CPU) and loads a module into an engine of its own
     (``runtime/kernel_code.py``: freed with the returned code); returns (the loaded
-    code, optimised IR). ``horizontal_reductions``: see ``JitEngine.optimize``."""
-    code, optimized = _optimised_object(llvm_text, horizontal_reductions)
+    code, optimised IR). ``slp_vectorize``: see ``JitEngine.optimize``."""
+    code, optimized = _optimised_object(llvm_text, slp_vectorize)
     return kernel_code.load(code, [entry_name]), optimized
 
 
 def load_as_object(
-    llvm_text: str, entry_name: str, horizontal_reductions: bool = True
+    llvm_text: str, entry_name: str, slp_vectorize: bool = True
 ) -> tuple[KernelCode, str, bytes]:
     """As :func:`load`, with the object code too (kept for the offline cache)."""
-    code, optimized = _optimised_object(llvm_text, horizontal_reductions)
+    code, optimized = _optimised_object(llvm_text, slp_vectorize)
     return kernel_code.load(code, [entry_name]), optimized, code
 
 

@@ -27,7 +27,6 @@ from ti_notebook.runtime import compile_server, native_symbols
 from ti_notebook.runtime.stage_clock import stage
 
 _lock = threading.Lock()
-_options_lock = threading.Lock()
 _engine: JitEngine | None = None
 
 
@@ -58,23 +57,16 @@ class JitEngine:
         return module
 
     def optimize(
-        self, module: llvm.ModuleRef, speed_level: int = 3, horizontal_reductions: bool = True
+        self, module: llvm.ModuleRef, speed_level: int = 3, slp_vectorize: bool = True
     ) -> None:
-        """Runs LLVM's default O<speed_level> pipeline (with vectorisers) in place.
-
-        The pass builder and its pipeline are made per call (about 0.2 ms): a pipeline
-        cannot run twice (LLVM aborts), and a pass builder kept across modules keeps their
-        analyses too (each run slower than the last, and results cached for a freed
-        module's addresses). The SLP vectoriser stays on for every module: on a 441-tap
-        unrolled stencil its search for horizontal reductions is 90% of O3, but without it
-        a 5,000-term unrolled sum, which it turns into vector loads and adds, took 13.7 s
-        to turn into machine code instead of 0.2 s. ``horizontal_reductions=False`` leaves
-        out only the SLP vectoriser's search for horizontal reductions: what the code
-        generator chooses for kernels whose long blocks are loop bodies
-        (``codegen/cpu/reduction_search.py``)."""
-        with stage("llvm_optimise"), _options_lock:
-            # an LLVM command-line option is global: set and used under one lock
-            compile_server.optimise(module, self.target_machine, speed_level, horizontal_reductions)
+        """Runs LLVM's default O<speed_level> pipeline (with vectorisers) in place
+        (``runtime/compile_server.py``'s ``optimise``). The SLP vectoriser runs unless
+        ``slp_vectorize=False``: the code generator's choice for kernels whose long blocks
+        are loop bodies, where it costs most of O3 and buys nothing
+        (``codegen/cpu/slp_vectoriser.py``); long straight-line code needs it (a
+        5,000-term unrolled sum took 13.7 s to become machine code without it)."""
+        with stage("llvm_optimise"):
+            compile_server.optimise(module, self.target_machine, speed_level, slp_vectorize)
 
     def assembly(self, module: llvm.ModuleRef) -> str:
         return self.target_machine.emit_assembly(module)

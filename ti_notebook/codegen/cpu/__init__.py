@@ -3,5 +3,5 @@
 - ``module.py``: the module of one kernel (an entry function and a function per
   parallel task), built with the shared body emitter (``codegen/function.py``);
 - ``profiling.py``: the kernel profiler's timestamps, written by the code itself;
-- ``reduction_search.py``: whether LLVM's search for horizontal reductions pays.
+- ``slp_vectoriser.py``: whether LLVM's straight-line (SLP) vectoriser pays for a kernel.
 """

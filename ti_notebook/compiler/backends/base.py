@@ -49,9 +49,9 @@ class Artifact:
     # codegen/nvptx/module.py's launch contract states; empty on the CPU
     launches: list[Launch] = dataclasses.field(default_factory=list)
     temps_bytes: int = 0  # the device buffer of values the tasks pass each other
-    # LLVM's search for horizontal reductions, off where it costs more than it gives
-    # (codegen/cpu/reduction_search.py); the CPU's O3 reads it
-    horizontal_reductions: bool = True
+    # LLVM's straight-line (SLP) vectoriser, off where it costs more than it gives
+    # (codegen/cpu/slp_vectoriser.py); the CPU's O3 reads it
+    slp_vectorize: bool = True
 
 
 class Target(abc.ABC):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 
 from ti_notebook.codegen import vector_math
-from ti_notebook.codegen.cpu import reduction_search
+from ti_notebook.codegen.cpu import slp_vectoriser
 from ti_notebook.codegen.cpu.module import CpuModuleGenerator
 from ti_notebook.compiler.backends.base import Artifact, Runtime, Target
 from ti_notebook.ir.capabilities import Capabilities
@@ -105,7 +105,7 @@ class CpuTarget(Target):
             generator.asserts,
             generator.tree_slots,
             profile=(profile.tasks, profile.threads) if profile else None,
-            horizontal_reductions=reduction_search.wants_horizontal_reductions(kernel),
+            slp_vectorize=slp_vectoriser.wants_slp(kernel),
         )
         return text, artifact
 
@@ -127,14 +127,14 @@ class CpuRuntime(Runtime):
     ) -> tuple[KernelCode, str]:
         # the entry is the loaded code itself: the kernel launched holds it, and its
         # machine code is freed when that kernel dies (runtime/kernel_code.py)
-        search = artifact.horizontal_reductions
+        slp = artifact.slp_vectorize
         if keep_code:
             entry, optimized, code = cpu_runtime.load_as_object(
-                module_text, artifact.entry_name, search
+                module_text, artifact.entry_name, slp
             )
             artifact.code = code
             return entry, optimized
-        return cpu_runtime.load(module_text, artifact.entry_name, search)
+        return cpu_runtime.load(module_text, artifact.entry_name, slp)
 
     def load_code(self, artifact: Artifact) -> KernelCode:
         return cpu_runtime.load_object(artifact.code, artifact.entry_name)

@@ -1,15 +1,23 @@
-"""Whether LLVM's SLP vectoriser should look for horizontal reductions in a kernel.
+"""Whether LLVM's straight-line (SLP) vectoriser should run on a kernel.
 
-The search for horizontal reductions (a long chain of ``+`` turned into vector adds and
-one shuffle-reduce) is what O3 spends most of its time on in kernels whose loop bodies
-hold long unrolled sums: a 21x21-tap stencil took 1.6 s of a 1.9 s compile in that
-search (0.2 s without it), and its code ran no faster (17 against 21 ms here: the
-search packed one 16-wide reduce into a scalar body). Left out of straight-line code,
-though, the same chain costs more: instruction selection grows quadratically with an
-unvectorised chain of loads in one block (a 1,000-term sum in a serial task: 0.45 s of
-machine code without the search, 0.03 s with it; 2,000 terms: 2.2 s).
+The SLP vectoriser packs isomorphic scalar operations of one block into vector ones; its
+search for horizontal reductions (a long chain of ``+`` turned into vector adds and one
+shuffle-reduce) is what O3 spends most of its time on in kernels whose loop bodies hold
+long unrolled code, and there it buys nothing: the loop vectoriser has already made the
+loop's lanes (a 9x9 stencil), or the body is scalar code with a loop inside (a 3x3 SVD's
+Jacobi sweeps). Measured on this project's 2-core machine, CPU time of O3 with it and
+without it, and the kernel's time per launch (one thread) both ways:
 
-So the search stays on unless a kernel's long blocks are all loop bodies: a loop body of
+- 21x21-tap stencil: O3 1.8 s -> 0.16 s; 15.6 ms per launch both ways;
+- 3x3 SVD of 65,536 matrices: O3 0.062 s -> 0.021 s; 17.4 ms both ways;
+- tutorial 07's MPM substep: within noise both ways (0.22-0.23 ms).
+
+Left out of long straight-line code, though, it costs more than it saves: instruction
+selection grows quadratically with an unvectorised chain of loads in one block (a
+1,000-term unrolled sum in a serial task: 0.45 s of machine code without the reduction
+search, 0.03 s with it; 2,000 terms: 2.2 s).
+
+So the vectoriser runs unless a kernel's long blocks are all loop bodies: a loop body of
 ``LONG_BLOCK`` statements or more, and no straight-line block that long.
 
     >>> from ti_notebook.ir.control_stmts import OffloadedStmt
@@ -20,13 +28,13 @@ So the search stays on unless a kernel's long blocks are all loop bodies: a loop
     >>> for _ in range(LONG_BLOCK):
     ...     _ = task.body.append(Stmt(f32))
     >>> kernel = KernelIR("k", Block([task]), None)
-    >>> wants_horizontal_reductions(kernel)
+    >>> wants_slp(kernel)
     False
     >>> serial = OffloadedStmt("serial")
     >>> for _ in range(LONG_BLOCK):
     ...     _ = serial.body.append(Stmt(f32))
     >>> _ = kernel.block.append(serial)
-    >>> wants_horizontal_reductions(kernel)
+    >>> wants_slp(kernel)
     True
 """
 
@@ -36,15 +44,15 @@ from ti_notebook.ir.control_stmts import OffloadedStmt, RangeForStmt, StructForS
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.stmt import Block
 
-# Statements in one block (its own, not its children's) from which the search's cost
-# shows: a 9x9 stencil's body (about 500) spends half of O3 in it, a 3x3 one's (about
-# 60) little.
+# Statements in one block (its own, not its children's) from which the vectoriser's
+# cost shows: a 9x9 stencil's body (about 500) spends half of O3 in it, a 3x3 one's
+# (about 60) little.
 LONG_BLOCK = 256
 
 _LOOPS = (RangeForStmt, StructForStmt, WhileStmt)
 
 
-def wants_horizontal_reductions(kernel: KernelIR) -> bool:
+def wants_slp(kernel: KernelIR) -> bool:
     """False when the kernel's long blocks are all loop bodies (see the module's text)."""
     longest_in_loop, longest_straight = _longest_blocks(kernel.block, in_loop=False)
     return not (longest_in_loop >= LONG_BLOCK and longest_straight < LONG_BLOCK)

@@ -1,8 +1,8 @@
-"""The code generator leaves LLVM's search for horizontal reductions out of kernels whose
+"""The code generator leaves LLVM's straight-line (SLP) vectoriser out of kernels whose
 long blocks are loop bodies (unrolled stencils, scalarised matrix code) and keeps it for
 long straight-line code (an unrolled sum in a serial task), where instruction selection
-would otherwise grow quadratically. Checked here: the choice each kernel gets, and that
-the kernels compute the same values either way."""
+would otherwise grow quadratically. Checked here: the choice each kernel gets, that it
+reaches LLVM's pipeline, and that the kernels compute the same values either way."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.codegen.cpu import reduction_search
+from ti_notebook.codegen.cpu import slp_vectoriser
+from ti_notebook.runtime import compile_server
 
 pytestmark = pytest.mark.cpu
 
@@ -19,13 +20,13 @@ pytestmark = pytest.mark.cpu
 def choices(monkeypatch):
     """The choice made for each kernel compiled, by kernel name."""
     made = {}
-    real = reduction_search.wants_horizontal_reductions
+    real = slp_vectoriser.wants_slp
 
     def recording(kernel):
         made[kernel.name] = real(kernel)
         return made[kernel.name]
 
-    monkeypatch.setattr(reduction_search, "wants_horizontal_reductions", recording)
+    monkeypatch.setattr(slp_vectoriser, "wants_slp", recording)
     ti.init(arch=ti.cpu, offline_cache=False)
     return made
 
@@ -58,7 +59,7 @@ def _stencil_reference(a: np.ndarray, radius: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("radius, searched", [(1, True), (4, False)])
-def test_a_long_unrolled_loop_body_goes_without_the_search(choices, radius, searched):
+def test_a_long_unrolled_loop_body_goes_without_the_vectoriser(choices, radius, searched):
     a, b, stencil = _stencil(radius)
     values = np.random.default_rng(1).random((32, 32), dtype=np.float32)
     a.from_numpy(values)
@@ -67,7 +68,7 @@ def test_a_long_unrolled_loop_body_goes_without_the_search(choices, radius, sear
     np.testing.assert_allclose(b.to_numpy(), _stencil_reference(values, radius), rtol=1e-5)
 
 
-def test_a_long_straight_line_sum_keeps_the_search(choices):
+def test_a_long_straight_line_sum_keeps_the_vectoriser(choices):
     n = 600
     x = ti.field(ti.f32, shape=n)
     total = ti.field(ti.f32, shape=())
@@ -87,7 +88,7 @@ def test_a_long_straight_line_sum_keeps_the_search(choices):
     assert total[None] == pytest.approx(expected, rel=1e-4)
 
 
-def test_a_kernel_with_both_keeps_the_search(choices):
+def test_a_kernel_with_both_keeps_the_vectoriser(choices):
     """A long serial block beside a long loop body: the straight-line code decides."""
     n = 300
     x = ti.field(ti.f32, shape=n)
@@ -111,3 +112,21 @@ def test_a_kernel_with_both_keeps_the_search(choices):
     assert choices["both"] is True
     assert total[None] == pytest.approx(n)
     assert y[3] == pytest.approx(3 * n)
+
+
+@pytest.mark.parametrize("wanted", [True, False])
+def test_the_choice_reaches_the_pipeline(monkeypatch, wanted):
+    import llvmlite.binding as llvm
+
+    seen = []
+    real = llvm.create_pass_builder
+
+    def recording(machine, options):
+        seen.append(options.slp_vectorization)
+        return real(machine, options)
+
+    monkeypatch.setattr(llvm, "create_pass_builder", recording)
+    machine = compile_server.target_machine(*compile_server.host_target())
+    module = llvm.parse_assembly("define void @k() {\n  ret void\n}\n")
+    compile_server.optimise(module, machine, 3, slp_vectorize=wanted)
+    assert seen == [wanted]
