@@ -28,8 +28,8 @@ import dataclasses
 import hashlib
 import weakref
 
-from ti_notebook.compiler.backends.base import Artifact, Backend, Runtime
-from ti_notebook.compiler.backends.cuda import CudaTarget
+from ti_notebook.compiler.backends.base import Artifact, Backend
+from ti_notebook.compiler.backends.cuda import CudaTarget, PtxRuntime
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
@@ -92,10 +92,12 @@ def written_tree_slots(task: ir.OffloadedStmt, tree_slots: list[int]) -> list[in
     return sorted(written)
 
 
-class CudaDeviceRuntime(Runtime):
+class CudaDeviceRuntime(PtxRuntime):
     """Loads and launches on the device ``status`` describes (by default the one
     :func:`~ti_notebook.runtime.cuda_driver.cuda_status` finds); ``context``: what loads
-    and launches (by default the process's CUDA context, made at :meth:`start`)."""
+    and launches (by default the process's CUDA context, made at :meth:`start`). Compiling
+    is :class:`PtxRuntime`'s: the PTX kept as the artifact's code, loaded at
+    :meth:`launchable`."""
 
     def __init__(self, status: CudaStatus | None = None, context=None) -> None:
         status = status or cuda_driver.cuda_status()
@@ -138,17 +140,6 @@ class CudaDeviceRuntime(Runtime):
             )
         artifact.launches = stated
         kernel.report["launches"] = [launch.as_dict() for launch in stated]
-
-    def load(
-        self, target: CudaTarget, module_text: str, artifact: Artifact, keep_code: bool
-    ) -> tuple[int, str]:
-        """Optimises and emits PTX, kept as the artifact's code (loaded at launchable)."""
-        optimized, ptx = target.compile(module_text, artifact)
-        artifact.code = ptx.encode()
-        return 0, optimized
-
-    def load_code(self, artifact: Artifact) -> int:
-        return 0  # an offline-cache hit: the PTX is in artifact.code
 
     def module_for(self, artifact: Artifact, kernel: str) -> LoadedModule:
         """The loaded module of an artifact's PTX (loaded once per distinct text)."""
