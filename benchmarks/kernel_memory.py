@@ -5,7 +5,7 @@ re-run N times in an IPython shell (with the offline cache, as a notebook runs i
 first run compiles, the others load; and with ``--no-cache``: every run compiles), and a
 plain ``@ti.kernel`` redefined N times. It prints the growth of the resident set after a
 warm-up of 20 runs, per run, and how many kernel objects are still loaded at the end
-(``runtime/kernel_code.py``: dropped kernels free their machine code).
+(``runtime/cpu/kernel_code.py``: dropped kernels free their machine code).
 
     python benchmarks/kernel_memory.py [--runs 500]
 """
@@ -28,7 +28,7 @@ def rss_mib():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 runs, mode, cache_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 import ti_notebook as ti
-from ti_notebook.runtime import kernel_code
+from ti_notebook.runtime.cpu import kernel_code
 if mode == "plain":
     ti.init(arch=ti.cpu, offline_cache=False)
     x = ti.field(ti.f32, shape=16)

@@ -69,7 +69,7 @@ class DeviceInfo:
 def describe(fake: bool = False) -> DeviceInfo:
     """The CUDA device 0 of this machine, or the fake device when ``fake`` or when there
     is none (its ``reason`` then says why, in the driver's words)."""
-    from ti_notebook.runtime.cuda_driver import cuda_status
+    from ti_notebook.runtime.cuda.driver import cuda_status
 
     status = cuda_status()
     if fake or not status.available:

@@ -11,7 +11,7 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.codegen.cpu import slp_vectoriser
-from ti_notebook.runtime import compile_server
+from ti_notebook.runtime.cpu import compile_server
 
 pytestmark = pytest.mark.cpu
 

@@ -12,7 +12,7 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.codegen import vector_math
-from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.cpu.jit import jit
 
 pytestmark = pytest.mark.cpu
 

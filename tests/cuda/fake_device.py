@@ -25,8 +25,8 @@ import numpy as np
 from ti_notebook.compiler.backends.base import Backend
 from ti_notebook.compiler.backends.cuda import CudaTarget
 from ti_notebook.compiler.backends.cuda_device import CudaDeviceRuntime
-from ti_notebook.runtime.cuda_driver import CudaStatus
-from ti_notebook.runtime.cuda_launch import DeviceKernel
+from ti_notebook.runtime.cuda.driver import CudaStatus
+from ti_notebook.runtime.cuda.launch import DeviceKernel
 from ti_notebook.runtime.simt import SIMT_DEVICE, SimtModule
 from ti_notebook.session import config as config_module
 

@@ -1,4 +1,4 @@
-"""``runtime/cuda_driver.py`` and ``cuda_errors.py`` without a GPU.
+"""``runtime/cuda/driver.py`` and ``cuda_errors.py`` without a GPU.
 
 cuda-python converts a call's arguments before it loads the driver library, so on a
 machine without the NVIDIA driver a call that fails with ``DynamicLibNotFoundError``
@@ -16,8 +16,9 @@ import pytest
 
 from ti_notebook.errors import TiMemoryError, TiRuntimeError
 from ti_notebook.ir.devices import CudaDevice
-from ti_notebook.runtime import cuda_driver, cuda_errors
-from ti_notebook.runtime.cuda_driver import CudaStatus, KernelParams, cuda_status
+from ti_notebook.runtime.cuda import driver as cuda_driver
+from ti_notebook.runtime.cuda import errors as cuda_errors
+from ti_notebook.runtime.cuda.driver import CudaStatus, KernelParams, cuda_status
 
 driver = pytest.importorskip("cuda.bindings.driver")
 pathfinder = pytest.importorskip("cuda.pathfinder")

@@ -1,4 +1,4 @@
-"""Device copies of SNode trees (``runtime/cuda_memory.py``) on a fake device."""
+"""Device copies of SNode trees (``runtime/cuda/memory.py``) on a fake device."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from fake_device import GARBAGE, FakeContext
 
 import ti_notebook as ti
-from ti_notebook.runtime import cuda_memory
-from ti_notebook.runtime.cuda_memory import nonzero_spans, page_flags, runs
+from ti_notebook.runtime.cuda import memory as cuda_memory
+from ti_notebook.runtime.cuda.memory import nonzero_spans, page_flags, runs
 from ti_notebook.runtime.memory import PAGE, allocate_tree
 
 pytestmark = pytest.mark.unit

@@ -8,7 +8,7 @@ import pytest
 import ti_notebook as ti
 from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.ir.launch_abi import Launch
-from ti_notebook.runtime.cuda_launch import grid_dims
+from ti_notebook.runtime.cuda.launch import grid_dims
 
 pytestmark = pytest.mark.ptx
 

@@ -16,7 +16,7 @@ from fake_device import FakeContext
 
 import ti_notebook as ti
 from ti_notebook.lang.sparse import active_cells
-from ti_notebook.runtime import cuda_memory
+from ti_notebook.runtime.cuda import memory as cuda_memory
 
 pytestmark = pytest.mark.unit
 

@@ -10,8 +10,8 @@ import pytest
 import ti_notebook as ti
 from ti_notebook.errors import TiIndexError, TiMemoryError, TiRuntimeError
 from ti_notebook.lang.sparse import active_cells
-from ti_notebook.runtime import cuda_driver
-from ti_notebook.runtime.cuda_driver import cuda_status
+from ti_notebook.runtime.cuda import driver as cuda_driver
+from ti_notebook.runtime.cuda.driver import cuda_status
 
 pytestmark = [
     pytest.mark.cuda,

@@ -5,7 +5,7 @@ Every test takes the ``gpu`` fixture, parametrised over the GPU-like archs:
 
 - ``cuda_sim`` (marker ``cuda_sim``): ``ti.init(arch=ti.cuda, cuda_sim=True)``, always;
 - ``fake_device`` (marker ``cuda_sim``): the device backend and its runtime
-  (``runtime/cuda_launch.py``: device memory, uploads, downloads, launches) on the fake
+  (``runtime/cuda/launch.py``: device memory, uploads, downloads, launches) on the fake
   driver of ``tests/cuda/fake_device.py``, whose kernels run on the emulator, always;
 - ``cuda`` (marker ``cuda``): ``ti.init(arch=ti.cuda)`` on a device, skipped with the
   driver's own reason where that would fall back to the CPU.

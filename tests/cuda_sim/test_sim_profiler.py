@@ -1,4 +1,4 @@
-"""The kernel profiler on the emulator (``runtime/cuda_sim_launch.py``): a launch event
+"""The kernel profiler on the emulator (``runtime/simt/launch.py``): a launch event
 per launch, as on the CPU, and a task event per task of the CUDA code (whose tasks may
 differ from the CPU's: ``passes/spill_between_tasks.py``); a sparse loop's helper
 kernels count as part of its task. Times are the host's clock, so only their order is

@@ -130,7 +130,7 @@ def cached_kernel(x: ti.f32) -> ti.f32:
         + f"CACHE = {str(cache)!r}\n"
         + """
 import ctypes
-from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.cpu.jit import jit
 _keep = ctypes.CFUNCTYPE(None)(lambda: None)
 jit().add_symbol(HELPER, ctypes.cast(_keep, ctypes.c_void_p).value)
 patch()

@@ -1,4 +1,4 @@
-"""The native check and unpacking of NumPy array arguments (``runtime/array_args.py``):
+"""The native check and unpacking of NumPy array arguments (``runtime/cpu/array_args.py``):
 it takes exactly the arrays the launch may use as they are, writes their data address
 and shape, and refuses (without touching memory it must not read) anything else."""
 
@@ -9,7 +9,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from ti_notebook.runtime import array_args
+from ti_notebook.runtime.cpu import array_args
 
 pytestmark = pytest.mark.cpu
 

@@ -1,4 +1,4 @@
-"""Kernels compile in a worker process after the first few (``runtime/compile_worker.py``).
+"""Kernels compile in a worker process after the first few (``runtime/cpu/compile_worker.py``).
 
 The worker keeps llvmlite's pass-builder leak out of this process, so what these tests
 count is where compiles ran: the in-process pass builders (the leak's proxy) stop at
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.runtime import compile_server, compile_worker
+from ti_notebook.runtime.cpu import compile_server, compile_worker
 
 pytestmark = pytest.mark.cpu
 
@@ -245,7 +245,7 @@ def test_compiles_from_four_threads_at_once():
 
 _PARENT = """
 import sys
-from ti_notebook.runtime import compile_server, compile_worker
+from ti_notebook.runtime.cpu import compile_server, compile_worker
 compile_worker.START_AFTER = 0
 compile_worker.optimised_object("define i32 @f() { ret i32 1 }")
 assert compile_worker.wait_ready()

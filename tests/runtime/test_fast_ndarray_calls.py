@@ -10,7 +10,7 @@ import pytest
 
 import ti_notebook as ti
 from ti_notebook.errors import TiTypeError, TiValueError
-from ti_notebook.runtime import array_args
+from ti_notebook.runtime.cpu import array_args
 from ti_notebook.session.fast_calls import NdarrayDispatch
 
 pytestmark = pytest.mark.cpu

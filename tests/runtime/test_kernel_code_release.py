@@ -1,7 +1,7 @@
 """A kernel's machine code is freed when the last reference to it dies.
 
 Each compiled kernel's object lives in an execution engine of its own
-(``runtime/kernel_code.py``); these tests count the engines alive before and after
+(``runtime/cpu/kernel_code.py``); these tests count the engines alive before and after
 kernels are made and dropped: redefined kernels (a re-run cell), cache hits, a dropped
 template specialisation, and ``ti.reset()``.
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.runtime import kernel_code
+from ti_notebook.runtime.cpu import kernel_code
 
 pytestmark = pytest.mark.cpu
 

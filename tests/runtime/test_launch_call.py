@@ -1,4 +1,4 @@
-"""The generated call of a compiled kernel (``runtime/launch_call.py``): the kernel's own
+"""The generated call of a compiled kernel (``runtime/cpu/launch_call.py``): the kernel's own
 ``__call__`` and no other Python frame for arguments in their common form, the checked
 path (with its errors) for any other call."""
 

@@ -1,4 +1,4 @@
-"""The JIT's check of external symbols (``runtime/native_symbols.py``): objects are read
+"""The JIT's check of external symbols (``runtime/cpu/native_symbols.py``): objects are read
 before they load, libgcc's helpers are bound, the IR fallbacks compute what libgcc does,
 and a symbol nobody has is a clear error that loads nothing."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from ti_notebook.errors import TiCompileError
-from ti_notebook.runtime import native_symbols
-from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.cpu import native_symbols
+from ti_notebook.runtime.cpu.jit import jit
 
 pytestmark = pytest.mark.cpu
 

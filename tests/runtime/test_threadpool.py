@@ -1,4 +1,4 @@
-"""Tests of the native thread pool (ti_notebook.runtime.threadpool).
+"""Tests of the native thread pool (ti_notebook.runtime.cpu.threadpool).
 
 Tasks are written in LLVM IR and loaded through the process JIT, so every call below
 runs exactly the path compiled kernels take: native code calling tin_parallel_for.
@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from ti_notebook.runtime.jit import jit
-from ti_notebook.runtime.threadpool import ThreadPool, get_pool
+from ti_notebook.runtime.cpu.jit import jit
+from ti_notebook.runtime.cpu.threadpool import ThreadPool, get_pool
 
 pytestmark = pytest.mark.cpu
 
@@ -366,8 +366,8 @@ def test_interpreter_exit_does_not_hang():
     script = textwrap.dedent(
         """
         import ctypes, time
-        from ti_notebook.runtime.jit import jit
-        from ti_notebook.runtime.threadpool import ThreadPool
+        from ti_notebook.runtime.cpu.jit import jit
+        from ti_notebook.runtime.cpu.threadpool import ThreadPool
         ir = 'define void @t(ptr %c, i64 %b, i64 %e) { ret void }'
         task = jit().add_ir(ir, ["t"])["t"]
         sleepy, busy = ThreadPool(3), ThreadPool(3)

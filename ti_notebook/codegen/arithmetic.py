@@ -75,7 +75,7 @@ class Arithmetic:
             # every f16 value and every integer up to f16's range is an f32). f64 <->
             # f16 is direct: one rounding, as NumPy's (through f32 it rounded twice); on
             # a CPU without AVX512-FP16 it calls libgcc's __truncdfhf2, which the JIT
-            # binds (runtime/native_symbols.py).
+            # binds (runtime/cpu/native_symbols.py).
             return self.cast(self.cast(value, src, single), single, dst)
         if src.is_float and dst.is_float:
             return b.fpext(value, target) if dst.bits > src.bits else b.fptrunc(value, target)

@@ -23,7 +23,7 @@ from ti_notebook.runtime.cache import CacheStore, default_path
 from ti_notebook.version import __version__
 
 stats = {"hits": 0, "misses": 0, "uncacheable": 0}
-# key -> the loaded code of an entry (runtime/kernel_code.py) while a kernel of this
+# key -> the loaded code of an entry (runtime/cpu/kernel_code.py) while a kernel of this
 # process holds it: weak, so the code is freed with the last kernel that runs it
 loaded: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _stores: dict[tuple[str, str], CacheStore] = {}

@@ -3,7 +3,7 @@
 This is the one table of device facts. The CUDA analysis (occupancy, access patterns),
 code generation (grids, the shared-memory limit), the launchers and the SIMT emulator's
 fake device all read it; a real GPU's figures come from its driver
-(``runtime/cuda_driver.py``) and replace the table's in a copy of its arch's row.
+(``runtime/cuda/driver.py``) and replace the table's in a copy of its arch's row.
 
 The numbers are what ``cudaGetDeviceProperties`` reports for one representative board of
 each compute capability (CUDA C++ Programming Guide, "Compute Capabilities" table) plus

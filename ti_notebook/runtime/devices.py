@@ -1,4 +1,4 @@
-"""Which accelerators this process can use (``runtime/cuda_driver.py`` looks, once).
+"""Which accelerators this process can use (``runtime/cuda/driver.py`` looks, once).
 
 >>> cuda_available() == (cuda_unavailable_reason() is None)
 True
@@ -6,7 +6,7 @@ True
 
 from __future__ import annotations
 
-from ti_notebook.runtime.cuda_driver import cuda_status
+from ti_notebook.runtime.cuda.driver import cuda_status
 
 
 def cuda_available() -> bool:

@@ -1,6 +1,6 @@
 """Stopping a running kernel with SIGINT (Jupyter's interrupt button, Ctrl-C).
 
-The native handler (``runtime/interrupt_ir.py``) goes in front of CPython's: during a
+The native handler (``runtime/cpu/interrupt_ir.py``) goes in front of CPython's: during a
 launch it raises a flag that the pool and the compiled loops poll, so the launch returns
 within a fraction of a second and :meth:`CompiledKernel.launch` raises
 ``KeyboardInterrupt``; outside launches it hands the signal to CPython as before. Fields

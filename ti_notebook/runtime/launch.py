@@ -216,7 +216,7 @@ class CompiledKernel:
         code: object = None,
     ) -> None:
         self.name = name
-        # what owns the machine code at entry_address (runtime/kernel_code.py): held as
+        # what owns the machine code at entry_address (runtime/cpu/kernel_code.py): held as
         # long as this kernel can launch, freed with it
         self.code = code
         self.layout = layout

@@ -16,7 +16,7 @@ SNodes point at each other), so Python frees them only when its cyclic collector
 after every ``COLLECT_EVERY`` bytes of new dense trees we run it, so a notebook cell
 re-run hundreds of times does not keep hundreds of dead fields mapped.
 
-On a CUDA device a tree also has a device copy (``runtime/cuda_memory.py``), attached
+On a CUDA device a tree also has a device copy (``runtime/cuda/memory.py``), attached
 as ``TreeMemory.device`` when a CUDA kernel first uses the tree; it is None otherwise.
 Code that reads or writes a tree's bytes from the host (field indexing, ``to_numpy``,
 ``fill``, sparse activity...) calls :func:`before_host_access` first, which may

@@ -1,7 +1,7 @@
 """Where a compile's time goes: seconds per stage, summed while a recording is open.
 
 The compile driver opens a recording around one compile; the code of each stage (the
-frontend, LLVM's optimisation in ``runtime/jit.py``, machine code emission) times itself
+frontend, LLVM's optimisation in ``runtime/cpu/jit.py``, machine code emission) times itself
 with :func:`stage`, wherever it runs. Outside a recording :func:`stage` costs one
 context-variable read, so the JIT's other users (the thread pool, the SIMT emulator) pay
 nothing for it. A recording is per thread (a context variable): two kernels compiling at

@@ -5,7 +5,7 @@ array against it and builds the specialisation key (~10 µs for two arrays). For
 kernel with only scalar and plain ndarray parameters, the key is just each NumPy
 argument's dtype and number of dimensions, so :class:`NdarrayDispatch` keeps the
 launcher of each key seen before, with the launch generated for it
-(``runtime/launch_call.py``: every argument checked and packed, and the launch), and a
+(``runtime/cpu/launch_call.py``: every argument checked and packed, and the launch), and a
 call goes straight to the latest one. :func:`direct` does the same for all-scalar
 kernels.
 
@@ -42,8 +42,8 @@ import numpy as np
 
 from ti_notebook.errors import KernelInterrupted, TiError
 from ti_notebook.lang import settings as _settings
+from ti_notebook.runtime.cpu.launch_call import indented, launch_code, make_call
 from ti_notebook.runtime.launch import CompiledKernel
-from ti_notebook.runtime.launch_call import indented, launch_code, make_call
 from ti_notebook.session import ad_tape
 
 _ABSENT = object()  # a parameter the call did not pass

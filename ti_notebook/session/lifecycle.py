@@ -15,7 +15,9 @@ import dataclasses
 
 from ti_notebook.compiler import cache_keys, cache_policy
 from ti_notebook.lang.field import free_all_fields
-from ti_notebook.runtime import cuda_driver, kernel_code, profiler
+from ti_notebook.runtime import profiler
+from ti_notebook.runtime.cpu import kernel_code
+from ti_notebook.runtime.cuda import driver as cuda_driver
 from ti_notebook.runtime.launch import no_launch_running
 from ti_notebook.session import config as _config
 from ti_notebook.session.kernel import reset_all_kernels
@@ -155,7 +157,7 @@ def sync() -> None:
     there is nothing to wait for; Taichi code that calls it runs unchanged. CUDA
     launches are asynchronous: this waits for the GPU (and reports a kernel's crash).
     Fields need no ``sync``: reading one from Python waits for the kernels that used
-    it and copies it back (``runtime/cuda_memory.py``).
+    it and copies it back (``runtime/cuda/memory.py``).
 
         >>> import ti_notebook as ti
         >>> ti.sync()

@@ -5,7 +5,7 @@
 (a warp is one thread), no shared memory, non-temporal stores, one-instruction integer
 atomics), the module (``codegen/cpu/``) and its own stage, ``asm``; its cache entries
 (object code) live in ``cpu/``. :class:`CpuRuntime`: the JIT optimises and loads the
-module (``runtime/cpu.py``), and a call launches it on the native thread pool.
+module (``runtime/cpu/loader.py``), and a call launches it on the native thread pool.
 
     >>> target = CpuTarget(threads=2)
     >>> target.capabilities.threads, target.capabilities.vector_width in (16, 32, 64)
@@ -26,9 +26,9 @@ from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.options import CompileOptions
 from ti_notebook.passes import pipeline
-from ti_notebook.runtime import cpu as cpu_runtime
-from ti_notebook.runtime.jit import jit
-from ti_notebook.runtime.kernel_code import KernelCode
+from ti_notebook.runtime.cpu import loader as cpu_runtime
+from ti_notebook.runtime.cpu.jit import jit
+from ti_notebook.runtime.cpu.kernel_code import KernelCode
 from ti_notebook.runtime.launch import ArgLayout, ArgSlot, CompiledKernel
 
 
@@ -126,7 +126,7 @@ class CpuRuntime(Runtime):
         self, target: Target, module_text: str, artifact: Artifact, keep_code: bool
     ) -> tuple[KernelCode, str]:
         # the entry is the loaded code itself: the kernel launched holds it, and its
-        # machine code is freed when that kernel dies (runtime/kernel_code.py)
+        # machine code is freed when that kernel dies (runtime/cpu/kernel_code.py)
         slp = artifact.slp_vectorize
         if keep_code:
             entry, optimized, code = cpu_runtime.load_as_object(

@@ -4,7 +4,7 @@
 NVPTX → PTX, the launch table) on this device, and the target compiles for it: its
 compute capability (a GPU newer than the newest target here gets code for that target:
 PTX is forward compatible, the driver compiles it for the GPU), its SM count, threads
-and blocks per SM and shared memory, read through ``runtime/cuda_driver.py``. Each
+and blocks per SM and shared memory, read through ``runtime/cuda/driver.py``. Each
 launch-table entry also gets ``written_trees``: the tree slots its task stores into
 (None when a store's target is not traced back to a tree), so a kernel that only reads a
 field does not make the host download it again, and ``iterations_exact`` (false for a
@@ -12,7 +12,7 @@ sparse struct-for, which visits the active cells of its range only), so the prof
 reports no guessed iteration counts. ``start`` makes the CUDA context; ``launchable``
 loads the PTX (once per distinct PTX text; the driver's JIT cache keeps the machine code
 it compiles across processes, so the offline cache stores PTX only) and gives a
-:class:`~ti_notebook.runtime.cuda_launch.DeviceKernel`.
+:class:`~ti_notebook.runtime.cuda.launch.DeviceKernel`.
 
     >>> target_capability("sm_90"), target_capability("sm_120"), target_capability("sm_88")
     ('sm_90', 'sm_90', 'sm_87')
@@ -33,9 +33,9 @@ from ti_notebook.compiler.backends.cuda import CudaTarget, PtxRuntime
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.runtime import cuda_driver
-from ti_notebook.runtime.cuda_driver import CudaStatus, LoadedModule
-from ti_notebook.runtime.cuda_launch import DeviceKernel
+from ti_notebook.runtime.cuda import driver as cuda_driver
+from ti_notebook.runtime.cuda.driver import CudaStatus, LoadedModule
+from ti_notebook.runtime.cuda.launch import DeviceKernel
 from ti_notebook.runtime.launch import ArgLayout
 
 # The compute capabilities code is made for (+ptx78 covers them all); others map to the
@@ -94,7 +94,7 @@ def written_tree_slots(task: ir.OffloadedStmt, tree_slots: list[int]) -> list[in
 
 class CudaDeviceRuntime(PtxRuntime):
     """Loads and launches on the device ``status`` describes (by default the one
-    :func:`~ti_notebook.runtime.cuda_driver.cuda_status` finds); ``context``: what loads
+    :func:`~ti_notebook.runtime.cuda.driver.cuda_status` finds); ``context``: what loads
     and launches (by default the process's CUDA context, made at :meth:`start`). Compiling
     is :class:`PtxRuntime`'s: the PTX kept as the artifact's code, loaded at
     :meth:`launchable`."""

@@ -23,9 +23,9 @@ import dataclasses
 from ti_notebook.compiler.backends.base import Artifact, Runtime
 from ti_notebook.compiler.backends.cuda import CudaTarget
 from ti_notebook.ir.devices import CudaDevice
-from ti_notebook.runtime.cuda_sim_launch import SimKernel
 from ti_notebook.runtime.launch import ArgLayout
 from ti_notebook.runtime.simt import SIMT_DEVICE, SimtModule
+from ti_notebook.runtime.simt.launch import SimKernel
 
 # blocks per multiprocessor in the grid of a loop of unknown length: 2 SMs x 4 x 2 = 16
 _SIM_BLOCKS_PER_SM = 4

@@ -39,8 +39,8 @@ from ti_notebook.errors import (
     TiValueError,
 )
 from ti_notebook.ir.devices import DeviceLimits
-from ti_notebook.runtime import compile_worker, kernel_code
-from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.cpu import compile_worker, kernel_code
+from ti_notebook.runtime.cpu.jit import jit
 from ti_notebook.runtime.simt.device import SIMT_DEVICE, check_launch, normalize_dims
 from ti_notebook.runtime.simt.rewrite import KernelEntry, rewrite_for_host
 from ti_notebook.runtime.simt.runtime import get_runtime

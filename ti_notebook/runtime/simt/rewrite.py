@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from ti_notebook.errors import TiRuntimeError, TiValueError
-from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.cpu.jit import jit
 from ti_notebook.runtime.simt.intrinsics import RUNTIME_DECLARATIONS, Shim, thread_shim
 from ti_notebook.runtime.simt.nvvm_math import libdevice_shim, math_shim
 from ti_notebook.runtime.simt.polls import instrument

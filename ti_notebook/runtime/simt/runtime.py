@@ -1,7 +1,7 @@
 """The emulator's native runtime, loaded once per process, and the launch call.
 
 :func:`get_runtime` compiles ``sync_ir`` + ``warp_ir`` + ``pool_ir`` into the process JIT
-(``runtime/jit.py``) and registers the ``tin_simt_*`` functions, the dynamic shared
+(``runtime/cpu/jit.py``) and registers the ``tin_simt_*`` functions, the dynamic shared
 memory buffer and the ``vprintf``/``__assertfail`` callbacks as JIT symbols, so every
 rewritten kernel module resolves them. :meth:`SimtRuntime.launch` runs one grid and
 turns a failure the native side reports into a ``ti_notebook.errors`` exception.
@@ -26,13 +26,13 @@ import llvmlite.binding as llvm
 from ti_notebook.errors import KernelInterrupted, TiRuntimeError
 from ti_notebook.ir.devices import DEVICES
 from ti_notebook.runtime import interrupt
-from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.cpu.jit import jit
+from ti_notebook.runtime.cpu.threadpool import get_pool
 from ti_notebook.runtime.simt import sync_ir, vprintf
 from ti_notebook.runtime.simt.pool_ir import POOL_IR
 from ti_notebook.runtime.simt.sync_ir import SYNC_IR
 from ti_notebook.runtime.simt.warp_ir import WARP_IR
 from ti_notebook.runtime.simt.watch_ir import WATCH_IR
-from ti_notebook.runtime.threadpool import get_pool
 
 __all__ = [
     "SimtRuntime",

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir.devices import CudaDevice
-from ti_notebook.runtime.cuda_errors import check, describe, error_for, note_launch
+from ti_notebook.runtime.cuda.errors import check, describe, error_for, note_launch
 
 JIT_LOG_BYTES = 1 << 16  # ptxas messages beyond 64 KiB are cut off
 _SUCCESS = 0

@@ -1,6 +1,6 @@
 """Kernel machine code that is freed when the last reference to it dies.
 
-The process JIT (``runtime/jit.py``) holds the runtime's own code (the thread pool, the
+The process JIT (``runtime/cpu/jit.py``) holds the runtime's own code (the thread pool, the
 SIMT emulator, native helpers) for the life of the process, and MCJIT cannot unload an
 object once added. A kernel's code therefore goes into an execution engine of its own:
 :class:`KernelCode` owns it, and closing the engine (when the compiled kernel that holds
@@ -13,7 +13,7 @@ helpers), so they resolve in every engine.
 dropping kernels frees their code.
 
     >>> import gc
-    >>> from ti_notebook.runtime.jit import jit
+    >>> from ti_notebook.runtime.cpu.jit import jit
     >>> engine = jit()
     >>> code = engine.object_code(engine.parse('define i32 @seven() { ret i32 7 }'))
     >>> _ = gc.collect(); before = live_count()
@@ -37,8 +37,8 @@ import weakref
 
 import llvmlite.binding as llvm
 
-from ti_notebook.runtime import native_symbols
-from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.cpu import native_symbols
+from ti_notebook.runtime.cpu.jit import jit
 
 _lock = threading.RLock()
 _live: weakref.WeakSet = weakref.WeakSet()
@@ -95,7 +95,7 @@ def close_dead() -> int:
 def load(object_code: bytes, names: list[str]) -> KernelCode:
     """Loads ``object_code`` (from ``JitEngine.object_code`` or the offline cache) into a
     new engine; raises :class:`~ti_notebook.errors.TiCompileError`, loading nothing, if
-    it needs an external symbol nothing resolves (``runtime/native_symbols.py``)."""
+    it needs an external symbol nothing resolves (``runtime/cpu/native_symbols.py``)."""
     shared = jit()
     native_symbols.check_object(object_code, shared)
     close_dead()

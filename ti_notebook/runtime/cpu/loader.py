@@ -15,9 +15,10 @@ from __future__ import annotations
 import ctypes
 import threading
 
-from ti_notebook.runtime import compile_worker, kernel_code, printing
-from ti_notebook.runtime.jit import jit
-from ti_notebook.runtime.kernel_code import KernelCode
+from ti_notebook.runtime import printing
+from ti_notebook.runtime.cpu import compile_worker, kernel_code
+from ti_notebook.runtime.cpu.jit import jit
+from ti_notebook.runtime.cpu.kernel_code import KernelCode
 
 _ready = False
 _lock = threading.Lock()
@@ -32,7 +33,7 @@ def ensure_runtime(store=None) -> None:
     with _lock:
         if _ready:
             return
-        from ti_notebook.runtime.threadpool import get_pool
+        from ti_notebook.runtime.cpu.threadpool import get_pool
 
         engine = jit()
         get_pool(store=store)  # registers tin_parallel_for with the JIT
@@ -47,14 +48,14 @@ def ensure_runtime(store=None) -> None:
 
 def _optimised_object(llvm_text: str, slp_vectorize: bool) -> tuple[bytes, str]:
     """(object code, optimised IR) of a module: O3 for the host CPU, in a compile worker
-    process after the first few (``runtime/compile_worker.py``: LLVM's pipeline leaks)."""
+    process after the first few (``runtime/cpu/compile_worker.py``: LLVM's pipeline leaks)."""
     ensure_runtime()
     return compile_worker.optimised_object(llvm_text, slp_vectorize=slp_vectorize)
 
 
 def load(llvm_text: str, entry_name: str, slp_vectorize: bool = True) -> tuple[KernelCode, str]:
     """Optimises (O3, host CPU) and loads a module into an engine of its own
-    (``runtime/kernel_code.py``: freed with the returned code); returns (the loaded
+    (``runtime/cpu/kernel_code.py``: freed with the returned code); returns (the loaded
     code, optimised IR). ``slp_vectorize``: see ``JitEngine.optimize``."""
     code, optimized = _optimised_object(llvm_text, slp_vectorize)
     return kernel_code.load(code, [entry_name]), optimized

@@ -3,11 +3,11 @@
 Every compiled kernel and the native thread pool are added to the same engine, so
 symbols registered with :func:`JitEngine.add_symbol` (runtime callbacks) resolve in all
 of them. Every module is loaded as object code whose external symbols are checked
-first (``runtime/native_symbols.py``): one that nothing resolves is a compile error,
+first (``runtime/cpu/native_symbols.py``): one that nothing resolves is a compile error,
 never a call to address 0.
 
 Example:
-    >>> from ti_notebook.runtime.jit import jit
+    >>> from ti_notebook.runtime.cpu.jit import jit
     >>> engine = jit()
     >>> ir = 'define i32 @answer() { ret i32 42 }'
     >>> addr = engine.add_ir(ir, ["answer"])["answer"]
@@ -23,7 +23,7 @@ import threading
 
 import llvmlite.binding as llvm
 
-from ti_notebook.runtime import compile_server, native_symbols
+from ti_notebook.runtime.cpu import compile_server, native_symbols
 from ti_notebook.runtime.stage_clock import stage
 
 _lock = threading.Lock()
@@ -34,7 +34,7 @@ class JitEngine:
     """Owns the target machine and the execution engine of this process."""
 
     def __init__(self) -> None:
-        # the same target setup as a compile worker's (runtime/compile_server.py)
+        # the same target setup as a compile worker's (runtime/cpu/compile_server.py)
         self.triple, self.cpu_name, self.cpu_features = compile_server.host_target()
         self.target_machine = compile_server.target_machine(
             self.triple, self.cpu_name, self.cpu_features
@@ -60,7 +60,7 @@ class JitEngine:
         self, module: llvm.ModuleRef, speed_level: int = 3, slp_vectorize: bool = True
     ) -> None:
         """Runs LLVM's default O<speed_level> pipeline (with vectorisers) in place
-        (``runtime/compile_server.py``'s ``optimise``). The SLP vectoriser runs unless
+        (``runtime/cpu/compile_server.py``'s ``optimise``). The SLP vectoriser runs unless
         ``slp_vectorize=False``: the code generator's choice for kernels whose long blocks
         are loop bodies, where it costs most of O3 and buys nothing
         (``codegen/cpu/slp_vectoriser.py``); long straight-line code needs it (a

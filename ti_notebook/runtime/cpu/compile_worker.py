@@ -3,7 +3,7 @@
 llvmlite 0.50's pass builder and its O3 pipeline keep ~70 KiB each time they are made
 and run, which no ``close()`` frees: a process that compiles 500 kernels (a re-run
 ``%%kernel --no-cache`` cell, a tuner) grows by ~45 MiB. There is no other pass-manager
-API, so the optimise-and-emit step (``runtime/compile_server.py``) runs in a worker
+API, so the optimise-and-emit step (``runtime/cpu/compile_server.py``) runs in a worker
 process whose growth is thrown away with it:
 
 - the first :data:`START_AFTER` compiles of a process run in-process (a notebook's first
@@ -44,8 +44,8 @@ import threading
 import warnings
 from multiprocessing.connection import Connection
 
-from ti_notebook.runtime import compile_server
-from ti_notebook.runtime.jit import jit
+from ti_notebook.runtime.cpu import compile_server
+from ti_notebook.runtime.cpu.jit import jit
 from ti_notebook.runtime.stage_clock import credit
 
 START_AFTER = 32  # in-process compiles; the last of them starts the worker

@@ -1,4 +1,4 @@
-"""LLVM IR text of the native thread pool (see :mod:`ti_notebook.runtime.threadpool`).
+"""LLVM IR text of the native thread pool (see :mod:`ti_notebook.runtime.cpu.threadpool`).
 
 The template is filled with :class:`string.Template` (``$NAME`` placeholders), because
 LLVM IR is full of braces that ``str.format`` would need escaped:
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from string import Template
 
-from ti_notebook.runtime.interrupt_ir import INTERRUPT_IR
+from ti_notebook.runtime.cpu.interrupt_ir import INTERRUPT_IR
 
 POOL_IR = Template(
     r"""

@@ -1,6 +1,6 @@
 """A persistent native thread pool for compiled CPU kernels.
 
-The pool is LLVM IR (:mod:`ti_notebook.runtime.threadpool_ir`) compiled into the
+The pool is LLVM IR (:mod:`ti_notebook.runtime.cpu.threadpool_ir`) compiled into the
 process JIT: native threads made with ``pthread_create`` that spin briefly and then
 sleep on Linux futexes. No Python thread is involved, so kernels run in parallel with
 the GIL released and a launch costs a few microseconds, not a Python round trip.
@@ -19,8 +19,8 @@ from inside a running task (nested parallelism) runs inline.
 
 Example:
     >>> import ctypes
-    >>> from ti_notebook.runtime.jit import jit
-    >>> from ti_notebook.runtime.threadpool import get_pool
+    >>> from ti_notebook.runtime.cpu.jit import jit
+    >>> from ti_notebook.runtime.cpu.threadpool import get_pool
     >>> pool = get_pool()
     >>> ir = '''
     ... define void @add_one(ptr %ctx, i64 %b, i64 %e) {
@@ -58,8 +58,8 @@ import threading
 import llvmlite.binding as llvm
 
 from ti_notebook.runtime import interrupt
-from ti_notebook.runtime.jit import jit
-from ti_notebook.runtime.threadpool_ir import pool_ir
+from ti_notebook.runtime.cpu.jit import jit
+from ti_notebook.runtime.cpu.threadpool_ir import pool_ir
 
 __all__ = ["ThreadPool", "get_pool"]
 

@@ -3,11 +3,11 @@ process.
 
 :func:`optimise` runs LLVM's default O<speed_level> pipeline; :func:`compile_text` takes
 LLVM IR text through parse, verify, :func:`optimise` and machine code, and returns (object
-code, optimised IR, seconds per stage). The process JIT (``runtime/jit.py``) runs the same
+code, optimised IR, seconds per stage). The process JIT (``runtime/cpu/jit.py``) runs the same
 functions in-process, so a module compiled here or there becomes the same bytes.
 
 Run as a script (``python -P compile_server.py READ_FD WRITE_FD TRIPLE CPU FEATURES``),
-this module is the compile worker that ``runtime/compile_worker.py`` starts: it reads
+this module is the compile worker that ``runtime/cpu/compile_worker.py`` starts: it reads
 requests from one pipe and answers on the other until the pipe closes or its parent
 dies. It imports only the standard library and llvmlite, so it starts in about 0.3 s
 rather than the package's seconds, and it must stay that way.
@@ -75,7 +75,7 @@ def optimise(
     The pass builder and its pipeline are made per call: a pipeline cannot run twice
     (LLVM aborts), and a kept pass builder keeps every module's analyses. Each call
     leaves ~70 KiB inside llvmlite 0.50 that no dispose frees, which is why compiles
-    after the first few run in a worker process (``runtime/compile_worker.py``)."""
+    after the first few run in a worker process (``runtime/cpu/compile_worker.py``)."""
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = speed_level >= 2
     pto.slp_vectorization = speed_level >= 2 and slp_vectorize

@@ -6,7 +6,7 @@ no other Python frame: each scalar's common case tested in one expression (an ex
 ``float``; an ``int`` in range), the launch lock taken, the arguments packed into the
 launch context in one ``pack_into`` and the machine code called, the result read.
 Array arguments go into the context as their object's address: the native
-``tin_array_launch`` (``runtime/array_args.py``) checks each (an exact
+``tin_array_launch`` (``runtime/cpu/array_args.py``) checks each (an exact
 ``numpy.ndarray`` of the right dtype and rank, C-contiguous, writable if the kernel
 writes it), puts its data address and shape in its place and runs the kernel; an array
 not in that form makes it return 1 without running anything, and the call goes to
@@ -20,8 +20,8 @@ the argument.
 
     >>> import numpy as np
     >>> from ti_notebook.runtime.launch import ArgLayout, ArgSlot, CompiledKernel
-    >>> from ti_notebook.runtime.kernel_code import load
-    >>> from ti_notebook.runtime.jit import jit
+    >>> from ti_notebook.runtime.cpu.kernel_code import load
+    >>> from ti_notebook.runtime.cpu.jit import jit
     >>> from ti_notebook.ir import types as T
     >>> engine = jit()
     >>> code = load(engine.object_code(engine.parse('define void @k(ptr %c) { ret void }')), ["k"])
@@ -45,8 +45,9 @@ import numpy as np
 
 from ti_notebook.errors import KernelInterrupted
 from ti_notebook.ir import launch_abi as c
-from ti_notebook.runtime import array_args, interrupt, printing, profiler
+from ti_notebook.runtime import interrupt, printing, profiler
 from ti_notebook.runtime import launch as _launch
+from ti_notebook.runtime.cpu import array_args
 from ti_notebook.runtime.launch import CompiledKernel
 
 

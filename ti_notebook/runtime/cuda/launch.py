@@ -6,7 +6,7 @@
 1. ndarray arguments are copied to device buffers (their context slots now hold the
    device addresses), and copied back after the launch when the kernel writes them;
 2. the trees the kernel uses are uploaded where the host copy is newer
-   (``runtime/cuda_memory.py``), and those it writes (``written_trees`` of its launch
+   (``runtime/cuda/memory.py``), and those it writes (``written_trees`` of its launch
    entries; all of them when unknown) are marked device-newer after the launch;
 3. the context goes to its device copy, whose ``CTX_ROOTS`` points at a device table
    of the trees' device bases (by the artifact's slots) and ``CTX_TEMPS`` at a device
@@ -46,8 +46,9 @@ import weakref
 from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.ir.launch_abi import TASK_KINDS, Launch
-from ti_notebook.runtime import cuda_memory, profiler
-from ti_notebook.runtime.cuda_driver import KernelParams
+from ti_notebook.runtime import profiler
+from ti_notebook.runtime.cuda import memory as cuda_memory
+from ti_notebook.runtime.cuda.driver import KernelParams
 from ti_notebook.runtime.launch import ArgLayout, CompiledKernel
 from ti_notebook.runtime.profiler_events import KernelProfile, LaunchEvent, TaskEvent
 

@@ -19,7 +19,7 @@ loaded, so the process keeps working. An object that is not ELF64 (another OS) i
 read: the check is skipped there.
 
     >>> import llvmlite.binding as llvm
-    >>> from ti_notebook.runtime.jit import jit
+    >>> from ti_notebook.runtime.cpu.jit import jit
     >>> engine = jit()
     >>> module = engine.parse('''
     ... declare float @llvm.powi.f32.i32(float, i32)
@@ -234,7 +234,7 @@ def fallback_ir(name: str, as_name: str | None = None) -> str | None:
 
 
 def resolve(name: str, engine) -> int | None:
-    """Makes ``name`` resolvable in ``engine`` (a :class:`~ti_notebook.runtime.jit.
+    """Makes ``name`` resolvable in ``engine`` (a :class:`~ti_notebook.runtime.cpu.jit.
     JitEngine`) if it can be; returns its address (0 for a symbol an object loaded
     there defines, which the JIT links itself), or None."""
     with _resolve_lock:
@@ -245,7 +245,7 @@ def resolve(name: str, engine) -> int | None:
                 llvm.add_symbol(name, address)
             return address or 0
         # process-wide first: a kernel's code loads into an engine of its own
-        # (runtime/kernel_code.py), where only registered symbols resolve
+        # (runtime/cpu/kernel_code.py), where only registered symbols resolve
         address = llvm.address_of_symbol(name)
         if address:
             return address

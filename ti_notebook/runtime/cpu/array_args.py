@@ -190,7 +190,7 @@ def _layout_matches() -> bool:
 def _load() -> tuple:
     global _functions
     if _functions is None:
-        from ti_notebook.runtime.jit import jit
+        from ti_notebook.runtime.cpu.jit import jit
 
         if not _layout_matches():
             _functions = ()
