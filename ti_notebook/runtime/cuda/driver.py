@@ -29,20 +29,13 @@ from collections.abc import Sequence
 
 from ti_notebook.errors import TiRuntimeError
 from ti_notebook.ir.devices import CudaDevice
+from ti_notebook.runtime.cuda.bindings import SUCCESS
+from ti_notebook.runtime.cuda.bindings import driver as _driver
 from ti_notebook.runtime.cuda.errors import check, describe, error_for, note_launch
 
 JIT_LOG_BYTES = 1 << 16  # ptxas messages beyond 64 KiB are cut off
-_SUCCESS = 0
 
 __all__ = ["CudaContext", "CudaStatus", "check", "context", "cuda_status", "synchronize"]
-
-
-def _driver():
-    try:
-        from cuda.bindings import driver  # cuda-python >= 12.6 (the only path in 13.x)
-    except ImportError:
-        from cuda import cuda as driver  # older cuda-python: the same functions
-    return driver
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,11 +80,11 @@ def cuda_status() -> CudaStatus:
         return CudaStatus(False, f"cuda-python is not installed ({error}): pip install cuda-python")
     try:
         (result,) = driver.cuInit(0)
-        if result != _SUCCESS:
+        if result != SUCCESS:
             return CudaStatus(False, describe(result))
         result, count = driver.cuDeviceGetCount()
-        if result != _SUCCESS or count == 0:
-            return CudaStatus(False, describe(result) if result != _SUCCESS else "no CUDA device")
+        if result != SUCCESS or count == 0:
+            return CudaStatus(False, describe(result) if result != SUCCESS else "no CUDA device")
         return _describe_device(driver)
     except TiRuntimeError as error:
         return CudaStatus(False, error.message)
@@ -257,7 +250,7 @@ class CudaContext:
         image = ptx if ptx.endswith(b"\0") else ptx + b"\0"
         options, values, errors, _info = jit_log_options()
         result, module = self.driver.cuModuleLoadDataEx(image, len(options), options, values)
-        if result != _SUCCESS:
+        if result != SUCCESS:
             raise error_for(result, "loading its PTX", kernel, log_text(errors))
         return module
 

@@ -20,18 +20,10 @@ driver; the driver's text is added when it can be read.
 from __future__ import annotations
 
 from ti_notebook.errors import TiMemoryError, TiRuntimeError
-
-_SUCCESS = 0
+from ti_notebook.runtime.cuda.bindings import SUCCESS
+from ti_notebook.runtime.cuda.bindings import driver as _driver
 
 __all__ = ["check", "describe", "error_for", "error_name", "error_text", "note_launch"]
-
-
-def _driver():
-    try:
-        from cuda.bindings import driver  # cuda-python >= 12.6 (the only path in 13.x)
-    except ImportError:
-        from cuda import cuda as driver  # older cuda-python: the same functions
-    return driver
 
 
 _FULL = "the GPU's memory is full: use smaller fields, destroy() trees no longer needed, or "
@@ -126,7 +118,7 @@ def error_text(result) -> str:
         code, text = _driver().cuGetErrorString(_driver().CUresult(int(result)))
     except Exception:  # no driver library, or a code the binding does not know
         return ""
-    if code != _SUCCESS or not text:
+    if code != SUCCESS or not text:
         return ""
     return text.decode(errors="replace") if isinstance(text, bytes) else str(text)
 
@@ -175,7 +167,7 @@ def check(returned, what: str, kernel: str | None = None):
         result, values = returned[0], returned[1:]
     else:
         result, values = returned, ()
-    if result != _SUCCESS:
+    if result != SUCCESS:
         raise error_for(result, what, kernel)
     if not values:
         return None
