@@ -24,6 +24,7 @@ import collections
 import concurrent.futures
 import contextlib
 import dataclasses
+import hashlib
 import io
 import os
 import shutil
@@ -69,8 +70,9 @@ class Shadow:
         self.failed = 0
         self.seconds = 0.0
         self.pending: list[str] = []  # failures of the test running now
-        # ptxas verdicts: one future per PTX text; those of the test running now
-        self.verdicts: dict[str, concurrent.futures.Future] = {}
+        # ptxas verdicts: one future per PTX text, keyed by its digest (a session's
+        # thousands of texts are not kept); those of the test running now
+        self.verdicts: dict[bytes, concurrent.futures.Future] = {}
         self.waiting: list[tuple[str, concurrent.futures.Future]] = []
         self.ptxas = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ptxas")
         self.originals: dict = {}  # (module, name) -> the function when installed
@@ -121,10 +123,11 @@ class Shadow:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")
                 compiled, _stages, _inputs = compile_kernel(shadow, _QuietHooks())
-            verdict = self.verdicts.get(compiled.ptx)
+            digest = hashlib.sha256(compiled.ptx.encode()).digest()
+            verdict = self.verdicts.get(digest)
             if verdict is None:
                 verdict = self.ptxas.submit(ptxas_error, compiled.ptx)
-                self.verdicts[compiled.ptx] = verdict
+                self.verdicts[digest] = verdict
             self.waiting.append((request.name, verdict))
         except TiNotImplementedError as exc:
             self.skipped[exc.message.partition(": ")[2] or exc.message] += 1
