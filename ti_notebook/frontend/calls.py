@@ -98,8 +98,7 @@ def _call(ctx: TraceContext, node: ast.Call):
 def _typed_literal(ctx: TraceContext, node: ast.Call, value: int, dtype: types.DataType):
     """``ti.u64(2**64 - 1)``: a constant of that type, as Taichi makes it, so a literal
     the default integer type cannot hold is still written directly."""
-    low = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
-    high = (1 << (dtype.bits - 1 if dtype.is_signed else dtype.bits)) - 1
+    low, high = dtype.int_range()
     if not low <= value <= high:
         raise ctx.error(
             TiTypeError,

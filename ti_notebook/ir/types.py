@@ -39,6 +39,16 @@ class DataType:
     def __call__(self, value):  # ti.f32(1) in Python scope casts like numpy
         return self.np_dtype.type(value).item()
 
+    def int_range(self) -> tuple[int, int]:
+        """(lowest, highest) value this integer type holds.
+
+        >>> i8.int_range(), u16.int_range()
+        ((-128, 127), (0, 65535))
+        """
+        if self.is_signed:
+            return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+        return 0, (1 << self.bits) - 1
+
     def wrap(self, value: int) -> int:
         """``value`` modulo 2**bits, as a store of this integer type keeps it (two's
         complement for signed types): ``i8.wrap(300) == 44``, ``i8.wrap(200) == -56``.

@@ -27,12 +27,6 @@ import numpy as np
 from ti_notebook.ir import types as T
 
 
-def _int_range(dtype: T.DataType) -> tuple[int, int]:
-    if dtype.is_signed:
-        return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
-    return 0, (1 << dtype.bits) - 1
-
-
 def make_packer(
     slots: Sequence[tuple[str, T.DataType | None, int, bool]],
     checked: Callable[[tuple], list],
@@ -56,7 +50,7 @@ def make_packer(
             tests.append(f"type({a}) is float")
             words.append(a)
         else:
-            low, high = _int_range(dtype) if dtype is not None else (-(1 << 63), (1 << 64) - 1)
+            low, high = dtype.int_range() if dtype is not None else (-(1 << 63), (1 << 64) - 1)
             tests.append(f"type({a}) is int and {low} <= {a} <= {high}")
             words.append(a)
     unpack = f"    {', '.join(names)}, = args\n" if names else ""

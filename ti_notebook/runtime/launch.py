@@ -110,8 +110,7 @@ class ArgLayout:
 
 def _int_converter(name: str, dtype: T.DataType):
     mask = (1 << 64) - 1
-    low = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
-    high = (1 << (dtype.bits - 1 if dtype.is_signed else dtype.bits)) - 1
+    low, high = dtype.int_range()
 
     def convert(value, out):
         if isinstance(value, (bool, int, np.integer)):

@@ -37,7 +37,6 @@ import math
 
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.ir.types import DataType
 
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or"}
 _NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
@@ -46,13 +45,6 @@ _MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 _CLONABLE_OPS = {"add", "sub", "mul", "min", "max"}
 # The largest offset an index's linear form carries modulo 2**32 (see ``linear``).
 _SMALL = 1 << 16
-
-
-def type_range(dtype: DataType) -> tuple[int, int]:
-    """Every value an integer type holds."""
-    if dtype.is_signed:
-        return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
-    return 0, (1 << dtype.bits) - 1
 
 
 def _is_int(stmt: ir.Stmt) -> bool:
@@ -180,14 +172,14 @@ class IndexRanges:
         """The operation cannot wrap around: its true result fits its type."""
         if not _is_int(stmt):
             return False
-        low, high = type_range(stmt.dtype)
+        low, high = stmt.dtype.int_range()
         lo, hi = self._arith(stmt.op, self.interval(stmt.lhs), self.interval(stmt.rhs))
         return low <= lo and hi <= high
 
     def _keeps_value(self, cast: ir.CastStmt) -> bool:
         if cast.bitcast or not _is_int(cast) or not _is_int(cast.operand):
             return False
-        low, high = type_range(cast.dtype)
+        low, high = cast.dtype.int_range()
         lo, hi = self.interval(cast.operand)
         return low <= lo and hi <= high
 
@@ -197,7 +189,7 @@ class IndexRanges:
         stmt = self.resolve(stmt)
         if stmt.id in self._intervals:
             return self._intervals[stmt.id]
-        whole = type_range(stmt.dtype)
+        whole = stmt.dtype.int_range()
         if stmt.id in self._busy:  # a local that feeds itself (a counter): anything
             return whole
         self._busy.add(stmt.id)

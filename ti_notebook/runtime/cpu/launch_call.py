@@ -51,14 +51,6 @@ from ti_notebook.runtime.cpu import array_args
 from ti_notebook.runtime.launch import CompiledKernel
 
 
-def _int_range(dtype) -> tuple[int, int]:
-    if dtype is None:
-        return -(1 << 63), (1 << 64) - 1
-    if dtype.is_signed:
-        return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
-    return 0, (1 << dtype.bits) - 1
-
-
 def _inlines_launch(kernel: CompiledKernel) -> bool:
     # another target's launcher (CUDA, the SIMT emulator) runs its own way
     kind = type(kernel)
@@ -134,7 +126,7 @@ def launch_code(kernel: CompiledKernel) -> LaunchCode | None:
             words.append(a)
             fmt.append("d")
         else:
-            low, high = _int_range(slot.dtype)
+            low, high = slot.dtype.int_range() if slot.dtype else (-(1 << 63), (1 << 64) - 1)
             if slot.kind == "int":  # packed signed: a larger value takes the checked path
                 high = min(high, (1 << 63) - 1)
             tests.append(f"type({a}) is int and {low} <= {a} <= {high}")
