@@ -256,10 +256,16 @@ def enabled() -> bool:
 
 
 def _in_process(llvm_text: str, speed_level: int, slp_vectorize: bool) -> tuple[bytes, str]:
-    engine = jit()
-    module = engine.parse(llvm_text)
-    engine.optimize(module, speed_level, slp_vectorize)
-    return engine.object_code(module), str(module)
+    # the worker's own step, run here: the same code whichever process compiles
+    found = compile_server.compile_text(jit().target_machine, llvm_text, speed_level, slp_vectorize)
+    return _credited(*found)
+
+
+def _credited(code: bytes, text: str, seconds: dict[str, float]) -> tuple[bytes, str]:
+    """(code, text), with the compile's stages added to the open stage recording."""
+    for name, took in seconds.items():
+        credit(name, took)
+    return code, text
 
 
 def optimised_object(
@@ -279,7 +285,7 @@ def optimised_object(
         )
     while worker is not None:
         try:
-            code, text, seconds = worker.compile(llvm_text, speed_level, slp_vectorize)
+            found = worker.compile(llvm_text, speed_level, slp_vectorize)
         except _Retired:  # replaced between the manager's answer and this request
             worker = _manager.worker(count=False)
         except WorkerFailed:
@@ -287,10 +293,8 @@ def optimised_object(
             _manager.worker(count=False)  # starts its successor now, in the background
             break
         else:
-            for name, took in seconds.items():
-                credit(name, took)  # the worker's stages, as if they had run here
             _manager.count("worker")
-            return code, text
+            return _credited(*found)  # the worker's stages, as if they had run here
     _manager.count("in_process")
     return _in_process(llvm_text, speed_level, slp_vectorize)
 
