@@ -26,8 +26,9 @@ class Recorder:
 
     def __init__(self) -> None:
         self.calls: list[bool] = []
+        self.dirty = False  # nothing for upload_host_writes to send
 
-    def before_host_access(self, write: bool) -> None:
+    def before_host_access(self, write: bool, span=None, covers: bool = False) -> None:
         self.calls.append(write)
 
     def free(self) -> None:

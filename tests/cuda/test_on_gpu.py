@@ -51,7 +51,7 @@ def test_reduction_returns_and_host_writes_go_up(gpu):
 
     @ti.kernel
     def total() -> ti.i64:
-        s = 0
+        s = ti.i64(0)  # `s = 0` is an i32, as in Taichi: the sum would wrap
         for i in x:
             s += x[i]
         return s

@@ -41,7 +41,7 @@ from ti_notebook.lang.assigned_names import assigned_name
 from ti_notebook.lang.validate import extents
 from ti_notebook.plan.layout import FieldLayout
 from ti_notebook.runtime import host_copy
-from ti_notebook.runtime.memory import before_host_access
+from ti_notebook.runtime.memory import before_host_access, upload_host_writes, view_span
 
 _live_trees: weakref.WeakSet = weakref.WeakSet()
 
@@ -229,11 +229,23 @@ class Field:
         address = self._layout.address(index)
         return self._tree.memory.view(self.dtype.np_dtype, address, (), ())
 
+    def _host_span(self) -> tuple[int, int] | None:
+        """The bytes of the tree this field's elements span (None: sparse, the whole
+        tree), for keeping a device copy coherent field by field."""
+        if self._view is None:
+            return None
+        return view_span(self._memory, self._view)
+
+    def _fills(self, span: tuple[int, int] | None) -> bool:
+        """Whether writing every element writes every byte of ``span`` (no other
+        field's bytes lie between this one's)."""
+        return span is not None and self._view.nbytes == span[1] - span[0]
+
     def __getitem__(self, key):
         self._materialize()
         index = self._position(self._index(key))
         if self._memory.device is not None:  # a CUDA copy: see runtime/memory.py
-            before_host_access(self._memory, write=False)
+            before_host_access(self._memory, write=False, span=self._host_span())
         if self._view is not None:
             return self._view[index].item()
         return self._element(index)[()].item()
@@ -249,7 +261,7 @@ class Field:
         from ti_notebook.lang import sparse
 
         if self._memory.device is not None:
-            before_host_access(self._memory, write=True)
+            before_host_access(self._memory, write=True, span=self._host_span())
         if self._view is not None:
             self._view[index] = value
             return
@@ -260,9 +272,13 @@ class Field:
         self._materialize()
         value = exact_numbers.scalar(value, self.dtype, self.label)
         if self._view is not None:
-            if self._memory.device is not None:
-                before_host_access(self._memory, write=True)
+            device = self._memory.device is not None
+            if device:
+                span = self._host_span()
+                before_host_access(self._memory, True, span, covers=self._fills(span))
             self._view[...] = value
+            if device:  # sent now, as Taichi's fill kernel would, not at the next launch
+                upload_host_writes(self._memory)
             return
         # Taichi's rule: the active cells only, activating none
         loop_registry.loops().fill(self, [value])
@@ -271,7 +287,7 @@ class Field:
         self._materialize()
         if self._view is not None:
             if self._memory.device is not None:
-                before_host_access(self._memory, write=False)
+                before_host_access(self._memory, write=False, span=self._host_span())
             return host_copy.copy_out(self._view, dtype, _settings.current().num_threads)
         values = loop_registry.loops().to_numpy(self)  # inactive: 0
         return values.astype(dtype) if dtype is not None else values
@@ -285,9 +301,13 @@ class Field:
                 f"'{self.name}' of shape {self.shape}"
             )
         if self._view is not None:
-            if self._memory.device is not None:
-                before_host_access(self._memory, write=True)
+            device = self._memory.device is not None
+            if device:
+                span = self._host_span()
+                before_host_access(self._memory, True, span, covers=self._fills(span))
             host_copy.copy_into(self._view, array, _settings.current().num_threads)
+            if device:  # sent now, as Taichi's copy kernel would, not at the next launch
+                upload_host_writes(self._memory)
             return
         # as fill(): active cells only
         loop_registry.loops().from_numpy(self, array)

@@ -58,7 +58,7 @@ from ti_notebook.lang.matrix_algebra import MatrixAlgebra
 from ti_notebook.lang.matrix_arith import MatrixArithmetic
 from ti_notebook.lang.swizzles import add_swizzles
 from ti_notebook.runtime import host_copy
-from ti_notebook.runtime.memory import before_host_access
+from ti_notebook.runtime.memory import before_host_access, upload_host_writes, view_span
 
 
 def _entries(arr, what: str, dt) -> tuple[np.ndarray, object]:
@@ -371,6 +371,7 @@ class MatrixField:
         view = self._device_synced_view(write=True)
         if view is not None:
             host_copy.copy_into(view, array, _settings.current().num_threads)
+            self._send_host_writes()
             return
         loop_registry.loops().from_numpy(self, array)
 
@@ -388,12 +389,20 @@ class MatrixField:
         loop_registry.loops().copy_from(self, other)
 
     def _device_synced_view(self, write: bool):
-        """All components as one view, after the device copy (if any) is brought back."""
+        """All components as one view, after the device copy (if any) of the bytes it
+        spans is brought back (a write that fills them all brings nothing back)."""
         view = element_views.combined_view(self.components, self.element_shape)
         memory = self.components[0]._memory
         if view is not None and memory.device is not None:
-            before_host_access(memory, write=write)
+            span = view_span(memory, view)
+            covers = write and view.nbytes == span[1] - span[0]
+            before_host_access(memory, write, span, covers)
         return view
+
+    def _send_host_writes(self) -> None:
+        """After a bulk write: the device copy gets it now, as Taichi's copy kernel
+        would, rather than at the next launch."""
+        upload_host_writes(self.components[0]._memory)
 
     def fill(self, value) -> None:
         items = self._element_values(value)
@@ -402,8 +411,13 @@ class MatrixField:
         if first._view is None:  # sparse or split: one compiled loop for all components
             loop_registry.loops().fill(self, items)
             return
-        for component, item in zip(self.components, items, strict=True):
-            component.fill(item)
+        view = self._device_synced_view(write=True)
+        if view is None:  # components apart: each its own view
+            for component, item in zip(self.components, items, strict=True):
+                component.fill(item)
+            return
+        view[...] = np.asarray(items, dtype=view.dtype).reshape(self.element_shape)
+        self._send_host_writes()
 
     def _element_values(self, value) -> list:
         """One element's components from a number, list or vector, in the field's type."""

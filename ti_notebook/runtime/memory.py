@@ -170,16 +170,50 @@ def _collect_dead_trees(new_bytes: int) -> None:
         gc.collect()
 
 
-def before_host_access(tree: TreeMemory, write: bool) -> None:
-    """The host is about to read (``write``: change) ``tree``'s bytes: a CUDA device copy
-    that a kernel changed is downloaded first, and a write marks the host copy newer.
+def before_host_access(
+    tree: TreeMemory, write: bool, span: tuple[int, int] | None = None, covers: bool = False
+) -> None:
+    """The host is about to read (``write``: change) ``tree``'s bytes, those of ``span``
+    (``[start, end)`` offsets, e.g. :func:`view_span` of a field; None: all of them): a
+    CUDA device copy that a kernel changed is downloaded first, and a write marks the
+    span newer on the host. ``covers``: the write replaces every byte of the span.
 
     >>> tree = allocate_tree(64)
     >>> before_host_access(tree, write=False)  # no device copy: nothing to do
     >>> tree.free()
     """
     if tree.device is not None:
-        tree.device.before_host_access(write)
+        tree.device.before_host_access(write, span, covers)
+
+
+def upload_host_writes(tree: TreeMemory | None = None) -> None:
+    """Sends what the host wrote to the device copy now rather than at the next launch
+    (``ti.sync()``, and the bulk writers after they wrote): ``tree``'s, or every tree's.
+
+    >>> upload_host_writes()  # no device copies: nothing to send
+    """
+    trees = [tree] if tree is not None else list(_by_id.values())
+    for each in trees:
+        if each.device is not None and each.device.dirty:
+            each.device.upload()
+
+
+def view_span(tree: TreeMemory, view: np.ndarray) -> tuple[int, int]:
+    """The ``[start, end)`` byte offsets in ``tree`` that a NumPy view of it spans.
+
+    >>> tree = allocate_tree(4096)
+    >>> view = tree.view(np.float32, 64, (4, 2), (32, 4))
+    >>> view_span(tree, view)
+    (64, 168)
+    >>> tree.free()
+    """
+    low = high = view.ctypes.data
+    for extent, stride in zip(view.shape, view.strides, strict=True):
+        if extent == 0:
+            return (0, 0)
+        reach = stride * (extent - 1)
+        low, high = (low + reach, high) if reach < 0 else (low, high + reach)
+    return (low - tree.address, high + view.itemsize - tree.address)
 
 
 def holders(tree_ids) -> list[TreeMemory]:

@@ -19,6 +19,7 @@ from ti_notebook.runtime import profiler
 from ti_notebook.runtime.cpu import kernel_code
 from ti_notebook.runtime.cuda import driver as cuda_driver
 from ti_notebook.runtime.launch import no_launch_running
+from ti_notebook.runtime.memory import upload_host_writes
 from ti_notebook.session import config as _config
 from ti_notebook.session.kernel import reset_all_kernels
 
@@ -157,9 +158,11 @@ def sync() -> None:
     there is nothing to wait for; Taichi code that calls it runs unchanged. CUDA
     launches are asynchronous: this waits for the GPU (and reports a kernel's crash).
     Fields need no ``sync``: reading one from Python waits for the kernels that used
-    it and copies it back (``runtime/cuda/memory.py``).
+    it and copies it back (``runtime/cuda/memory.py``). What Python wrote into fields
+    that live on the device is sent first, so the next kernel does not wait for it.
 
         >>> import ti_notebook as ti
         >>> ti.sync()
     """
+    upload_host_writes()
     cuda_driver.synchronize()

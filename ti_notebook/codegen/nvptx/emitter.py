@@ -125,6 +125,8 @@ class NvptxFunctionEmitter(FunctionEmitter):
         limit = module_gen.device.shared_memory_per_block
         self.shared = SharedMemoryPlan.of_task(task, limit)
         self.shared_arrays: list[ll.GlobalVariable] = []
+        # warps' totals meet in shared memory unless block-local storage plans it
+        self.block_reduction = self.warp_reduction and block_dim > 32 and self.shared is None
         self.block_list = None  # a sparse struct-for's list of active blocks (sparse_lists.py)
 
     def stmt(self, stmt: ir.Stmt) -> None:

@@ -14,7 +14,10 @@ or octal prints as ``-2a`` (sign and magnitude, as Python), not in two's complem
 What printf cannot say prints as without a spec, so it differs from the CPU: centring
 (``^``), ``=`` and fill characters, grouping (``,`` ``_``), the types ``b c n %``,
 ``#o``, and a float spec without a type (``8``, ``.3``), which prints as ``%g``;
-so does the width of a negative hex number (the sign goes before the padding).
+so does the width of a negative hex number (the sign goes before the padding). ``#x``
+prints its ``0x`` as text, since C's ``%#x`` prints 0 as ``0`` where Python prints
+``0x0``; with a width it stays ``%#x`` (padding goes before the prefix), and only 0
+prints differently.
 
     >>> printf_conversion("i32", None), printf_conversion("u64", "x")
     ('%lld', '%llx')
@@ -24,6 +27,8 @@ so does the width of a negative hex number (the sign goes before the padding).
     ('%-6lld', '%lld')
     >>> printf_conversion("f32", ">10s"), signed_magnitude("i32", "#x")
     ('%f', True)
+    >>> hex_prefix("i32", "#x"), printf_conversion("i32", "#x"), printf_conversion("i32", "#8x")
+    ('0x', '%llx', '%#8llx')
 """
 
 from __future__ import annotations
@@ -76,7 +81,8 @@ def printf_conversion(dtype_name: str, spec: str | None) -> str:
     if not expressible:
         return _default(dtype_name)
     flags = ("-" if m["align"] == "<" else "") + (m["sign"] or "").replace("-", "")
-    flags += (m["alt"] or "") + (m["zero"] or "")
+    alt = m["alt"] and not (kind in "xX" and not m["width"])  # else printed as text
+    flags += ("#" if alt else "") + (m["zero"] or "")
     precision = f".{m['precision']}" if m["precision"] is not None else ""
     if is_float:
         kind = kind or "g"
@@ -86,6 +92,16 @@ def printf_conversion(dtype_name: str, spec: str | None) -> str:
             kind = "u"
         kind = "ll" + kind
     return f"%{flags}{m['width'] or ''}{precision}{kind}"
+
+
+def hex_prefix(dtype_name: str, spec: str | None) -> str:
+    """The ``0x``/``0X`` that a ``#x``/``#X`` spec without a width prints as text
+    (before the digits, after the sign), or ``""``."""
+    match = _SPEC.fullmatch(spec or "")
+    if not spec or match is None or not match["alt"] or match["width"]:
+        return ""
+    conversion = printf_conversion(dtype_name, spec)
+    return "0" + conversion[-1] if conversion[-1] in "xX" and "#" not in conversion else ""
 
 
 def signed_magnitude(dtype_name: str, spec: str | None) -> bool:
@@ -107,7 +123,8 @@ def printf_format(stmt: ir.PrintStmt) -> str:
         else:
             dtype_name, spec = stmt.values[item].dtype.name, stmt.specs[item]
             sign = "%s" if signed_magnitude(dtype_name, spec) else ""
-            out.append(sign + printf_conversion(dtype_name, spec))
+            prefix = hex_prefix(dtype_name, spec)
+            out.append(sign + prefix + printf_conversion(dtype_name, spec))
     return "".join(out) + stmt.end.replace("%", "%%")
 
 

@@ -1,4 +1,4 @@
-"""Thread-local reductions on NVPTX: a warp shuffle tree, then one atomic per warp.
+"""Thread-local reductions on NVPTX: warp shuffle trees, then one atomic per block.
 
 ``passes/make_thread_local.py`` leaves a parallel task with an accumulator per thread
 and, in the task's epilogue, one atomic of the accumulated value into the destination.
@@ -8,6 +8,13 @@ combines the warp's values first, as Taichi and CUDA's reduction samples do:
 
     v = op(v, shfl.sync.down(v, 16)); ... 8, 4, 2, 1     # lane 0 holds the warp's total
     if lane == 0: atomic op(dest, v)
+
+With more than one warp per block (and no block-local storage using the shared memory),
+the warps' totals then meet in a 32-slot ``__shared__`` array: lane 0 of each warp
+writes its slot, a barrier, every warp shuffles the slots (lanes past the block's warp
+count take the identity: 0, or slot 0 for min/max), and thread 0 alone does the atomic.
+One atomic per block instead of per warp matters on a GPU: same-address atomics
+serialise, and a saturating grid of 128-thread blocks made 4x as many of them.
 
 ``llvm.nvvm.shfl.sync.down`` moves 32 bits (f32 or i32; mask -1 = all lanes, clamp 31);
 wider values move as two 32-bit halves, narrower ones widened. A task with asserts keeps
@@ -24,6 +31,7 @@ import llvmlite.ir as ll
 
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.llvm_types import I32, I64, llvm_type
+from ti_notebook.codegen.nvptx.shared_memory import SHARED, barrier
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
 from ti_notebook.ir.devices import WARP_SIZE
@@ -76,15 +84,58 @@ def warp_reduce(e: FunctionEmitter, op: str, value: ll.Value, dtype: types.DataT
 
 
 def reduce_then_atomic(e: FunctionEmitter, s: ir.AtomicOpStmt) -> ll.Value:
-    """The reduction's epilogue atomic, done once per warp by lane 0."""
+    """The reduction's epilogue atomic, done once per warp by lane 0, or once per block
+    by thread 0 (``e.block_reduction``)."""
     b = e.b
-    total = warp_reduce(e, s.op, e.v(s.value), s.value.dtype)
-    lane = b.and_(e.sreg("tid"), ll.Constant(I32, WARP - 1))
+    dtype = s.value.dtype
+    total = warp_reduce(e, s.op, e.v(s.value), dtype)
+    tid = e.sreg("tid")
+    if e.block_reduction:
+        total = _across_warps(e, s.op, total, dtype, tid)
+        leads = b.icmp_unsigned("==", tid, ll.Constant(I32, 0))
+    else:
+        lane = b.and_(tid, ll.Constant(I32, WARP - 1))
+        leads = b.icmp_unsigned("==", lane, ll.Constant(I32, 0))
     first = e.fn.append_basic_block("warp_leader")
     after = e.fn.append_basic_block("warp_done")
-    b.cbranch(b.icmp_unsigned("==", lane, ll.Constant(I32, 0)), first, after)
+    b.cbranch(leads, first, after)
     b.position_at_end(first)
     e.atomic(s.op, e.v(s.dest), total, s.value.dtype)
     b.branch(after)
     b.position_at_end(after)
     return total  # the old value is unused (make_thread_local checked it)
+
+
+def _across_warps(e, op: str, total: ll.Value, dtype: types.DataType, tid: ll.Value):
+    """The block's combination of its warps' totals (lane 0 of each), valid in thread 0."""
+    b = e.b
+    element = llvm_type(dtype)
+    slots_type = ll.ArrayType(element, WARP)
+    name = f"{e.fn.name}_warp_totals{len(e.shared_arrays)}"
+    slots = ll.GlobalVariable(e.module, slots_type, name, addrspace=SHARED)
+    slots.linkage = "internal"
+    slots.initializer = ll.Constant(slots_type, ll.Undefined)
+    slots.align = 8
+    e.shared_arrays.append(slots)
+    lane = b.and_(tid, ll.Constant(I32, WARP - 1))
+    warp = b.lshr(tid, ll.Constant(I32, 5))
+
+    def slot(index: ll.Value) -> ll.Value:
+        return b.gep(slots, [ll.Constant(I32, 0), index], inbounds=True)
+
+    write = e.fn.append_basic_block("warp_total")
+    written = e.fn.append_basic_block("warp_totals_written")
+    b.cbranch(b.icmp_unsigned("==", lane, ll.Constant(I32, 0)), write, written)
+    b.position_at_end(write)
+    b.store(total, slot(warp))
+    b.branch(written)
+    b.position_at_end(written)
+    barrier(e)
+    warps = b.lshr(e.sreg("ntid"), ll.Constant(I32, 5))
+    mine = b.load(slot(lane), typ=element)
+    if op == "add":
+        identity = ll.Constant(element, 0)
+    else:  # min/max: a repeat changes nothing
+        identity = b.load(slot(ll.Constant(I32, 0)), typ=element)
+    value = b.select(b.icmp_unsigned("<", lane, warps), mine, identity)
+    return warp_reduce(e, op, value, dtype)

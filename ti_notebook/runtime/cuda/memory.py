@@ -3,19 +3,24 @@
 The host region of a tree (``runtime/memory.py``) stays the Python side's copy: field
 indexing, ``to_numpy``, ``from_numpy``, ``fill`` and sparse activity read and write it.
 When a CUDA kernel first uses a tree, a :class:`DeviceTree` of the same size is
-attached to it (``TreeMemory.device``), and two flags say which copy is newer:
+attached to it (``TreeMemory.device``), and two sets of byte ranges
+(``runtime/byte_spans.py``) say which copy is newer where:
 
-- ``host_newer``: the host wrote since the last upload (true at first: the device copy
-  starts empty). Before a launch, the trees the kernel uses that are host-newer are
-  uploaded (:func:`before_launch`).
-- ``device_newer``: a kernel used the tree since the last download. After a launch every
-  tree the kernel uses is marked so (:func:`after_launch`: which trees a kernel writes
-  is not tracked). Before the host reads or writes a tree's bytes,
-  :meth:`DeviceTree.before_host_access` downloads a device-newer tree (the copy waits
-  for the kernels still running); a write then marks the host newer.
+- ``dirty``: bytes the host wrote since the last upload (at first the whole tree: the
+  device copy starts empty). Before a launch, the trees the kernel uses are uploaded
+  (:func:`before_launch`), their dirty ranges only; ``ti.sync()`` and the bulk writers
+  (``from_numpy``, ``fill``) upload at once, so the copy is not charged to the next
+  kernel.
+- ``stale``: bytes a kernel may have changed since the host last downloaded them. After
+  a launch, every tree the kernel writes is wholly stale (:func:`after_launch`; which
+  bytes a kernel writes is not tracked). Before the host reads or writes a range,
+  :meth:`DeviceTree.before_host_access` downloads its stale part (the copy waits for the
+  kernels still running); a write then marks the range dirty.
 
-So a loop of kernel launches moves no data, and reading a field after it moves its
-tree once. ``ti.sync()`` waits for the device; data moves only when the host touches it.
+Callers pass the range of the field they touch, so writing a scalar field from Python
+moves that field's bytes, not its tree's; a range the write covers whole (a contiguous
+field's ``from_numpy``) is not downloaded first. A loop of kernel launches moves no
+data, and reading a field after it moves that field once.
 
 Sparse trees (``pointer``, ``bitmasked``) are reserved lazily on the host: only written
 pages cost memory. Their copies skip pages of zeros both ways: an upload clears the
@@ -41,6 +46,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ti_notebook.runtime.byte_spans import ByteSpans
 from ti_notebook.runtime.launch import no_launch_running
 from ti_notebook.runtime.memory import PAGE, TreeMemory
 
@@ -158,37 +164,63 @@ class DeviceTree:
         what = f"{tree.nbytes:,} bytes for SNode tree {tree.tree_id}"
         self.address = context.alloc(tree.nbytes, what)
         self._tree = weakref.ref(tree)  # the tree holds this copy, not the other way
-        self.host_newer = True
-        self.device_newer = False
+        self.dirty = ByteSpans([(0, tree.nbytes)])  # host-written since the last upload
+        self.stale = ByteSpans()  # kernel-written since the host last downloaded
         self.uploads = self.downloads = 0  # transfers so far, for tests and curiosity
         # freed with the tree: at destroy() / ti.reset() (free) or when it is collected
         self.free = weakref.finalize(tree, context.free, self.address)
 
-    def before_host_access(self, write: bool) -> None:
-        """The host is about to read (or, with ``write``, change) the tree's bytes."""
+    @property
+    def host_newer(self) -> bool:
+        """Whether the host wrote bytes the device copy does not have yet."""
+        return bool(self.dirty)
+
+    @property
+    def device_newer(self) -> bool:
+        """Whether a kernel may have written bytes the host copy does not have yet."""
+        return bool(self.stale)
+
+    def before_host_access(
+        self, write: bool, span: tuple[int, int] | None = None, covers: bool = False
+    ) -> None:
+        """The host is about to read (or, with ``write``, change) ``span`` (byte offsets
+        ``[start, end)``; None: the whole tree). ``covers``: the write replaces every
+        byte of the span, so its stale part need not be downloaded first."""
         with no_launch_running():  # a launch in another thread moves the flags too
-            if self.device_newer:
-                self.download()
+            if span is None or self.commits_lazily:  # a sparse tree moves whole
+                span, covers = (0, self.nbytes), False
+            start, end = span
+            if self.stale:
+                if (start, end) == (0, self.nbytes):
+                    if not (write and covers):
+                        self.download()
+                    self.stale.clear()
+                elif write and covers:
+                    self.stale.remove(start, end)
+                else:
+                    self._download_spans(start, end)
             if write:
-                self.host_newer = True
+                self.dirty.add(start, end)
 
     def upload(self) -> None:
-        """Host → device; the copies are equal afterwards."""
+        """Host → device, the dirty ranges (a sparse tree: all of it); afterwards the
+        device copy holds every byte the host wrote."""
         tree = self._tree()
         if tree is None or not tree.alive:
             return
         if not self.commits_lazily:
-            self.context.upload(self.address, tree.address, self.nbytes)
+            for begin, stop in self.dirty:
+                self.context.upload(self.address + begin, tree.address + begin, stop - begin)
         else:
             self.context.memset(self.address, 0, self.nbytes)
             for start, end in nonzero_spans(nonzero_pages(tree)):
                 begin, stop = start * PAGE, min(end * PAGE, self.nbytes)
                 self.context.upload(self.address + begin, tree.address + begin, stop - begin)
-        self.host_newer = False
+        self.dirty.clear()
         self.uploads += 1
 
     def download(self) -> None:
-        """Device → host (waits for the kernels still running); equal afterwards."""
+        """Device → host, the whole tree (waits for the kernels still running)."""
         tree = self._tree()
         if tree is None or not tree.alive:
             return
@@ -196,7 +228,17 @@ class DeviceTree:
             self.context.download(tree.address, self.address, self.nbytes)
         else:
             self._download_sparse(tree)
-        self.device_newer = False
+        self.stale.clear()
+        self.downloads += 1
+
+    def _download_spans(self, start: int, end: int) -> None:
+        """Device → host, the stale part of ``[start, end)``."""
+        tree = self._tree()
+        if tree is None or not tree.alive:
+            return
+        for begin, stop in self.stale.overlap(start, end):
+            self.context.download(tree.address + begin, self.address + begin, stop - begin)
+        self.stale.remove(start, end)
         self.downloads += 1
 
     def _download_sparse(self, tree: TreeMemory) -> None:
@@ -228,11 +270,11 @@ def attach(tree: TreeMemory, context) -> DeviceTree:
 def before_launch(trees: Iterable[DeviceTree]) -> None:
     """Uploads the trees a kernel uses whose host copy changed since the last upload."""
     for tree in trees:
-        if tree.host_newer:
+        if tree.dirty:
             tree.upload()
 
 
 def after_launch(trees: Iterable[DeviceTree]) -> None:
     """The kernel may have written every tree it uses: the device copies are newer."""
     for tree in trees:
-        tree.device_newer = True
+        tree.stale.add(0, tree.nbytes)

@@ -49,6 +49,22 @@ class _ArgReader:
         return struct.unpack("<" + code, raw)[0]
 
 
+def _c_alternate_form(match: re.Match, width, precision, conv: str, value: int) -> str:
+    """The spec (without its conversion) that makes Python's ``%`` print C's ``#`` form:
+    C prints 0 in ``%#x`` as ``0`` (Python: ``0x0``) and ``%#o`` with a leading ``0``
+    (Python: ``0o``), by raising the precision."""
+    flags = match["flags"].decode()
+    if conv == "o":
+        flags = flags.replace("#", "")
+        digits = len(f"{value:o}")
+        if value != 0:
+            precision = str(max(int(precision or 0), digits + 1)).encode()
+    elif value == 0:
+        flags = flags.replace("#", "")
+    spec = "%" + flags + (width or b"").decode()
+    return spec + ("." + (precision.decode() or "0") if precision is not None else "")
+
+
 def _format_one(match: re.Match, reader: _ArgReader) -> str:
     conv = match["conv"].decode()
     if conv == "%":
@@ -68,6 +84,8 @@ def _format_one(match: re.Match, reader: _ArgReader) -> str:
         value = reader.take(size, ("q" if wide else "i") if signed else ("Q" if wide else "I"))
         if conv == "c":
             return (spec + "s") % chr(value & 0xFF)
+        if "#" in match["flags"].decode() and conv in "xXo":
+            spec = _c_alternate_form(match, width, precision, conv, value)
         return (spec + ("d" if conv == "u" else conv)) % value
     if conv in "eEfFgGaA":
         value = reader.take(8, "d")
