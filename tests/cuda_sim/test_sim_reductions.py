@@ -189,3 +189,27 @@ def test_half_precision_reductions(gpu, op):
     (expected, _), (actual, launches) = gpu.against_cpu(_reduction(op, ti.f16, data))
     assert actual == expected == REDUCE[op](data.astype(np.float64))
     assert launches[0]["warp_reduction"]
+
+
+@pytest.mark.parametrize("block_dim", [96, 160, 992])
+@pytest.mark.parametrize("op", sorted(REDUCE))
+@pytest.mark.parametrize("dtype_name", sorted(DTYPES))
+def test_warps_totals_meet_in_shared_memory_for_any_warp_count(gpu, block_dim, op, dtype_name):
+    """Blocks of 3, 5 and 31 warps: the second shuffle round has idle lanes, which take
+    0 (sum) or slot 0's total (min/max)."""
+    dtype, np_dtype = DTYPES[dtype_name]
+    data = _data(2 * block_dim + 7, np_dtype, seed=block_dim)
+    (expected, _), (actual, launches) = gpu.against_cpu(_reduction(op, dtype, data, block_dim))
+    assert_same(expected, actual)
+    assert_same(REDUCE[op](data), actual)
+    (launch,) = launches
+    assert launch["warp_reduction"] and launch["block_dim"] == block_dim
+
+
+def test_a_long_sum_unrolls_its_grid_loop_and_stays_exact(gpu):
+    """More iterations than the grid has threads: each thread's loop is unrolled by
+    ``loop_unroll.GRID_UNROLL`` with a remainder (``codegen/nvptx/loop_unroll.py``)."""
+    data = _data(1 << 20, np.int32, seed=7)
+    (expected, _), (actual, _) = gpu.against_cpu(_reduction("sum", ti.i32, data, block_dim=32))
+    assert_same(expected, actual)
+    assert_same(int(data.sum()), actual)

@@ -38,15 +38,43 @@ def _sum_kernel(dtype=ti.f32, block_dim=128):
 
 
 @pytest.mark.needs_ptxas
-def test_a_thread_local_sum_shuffles_and_does_one_atomic_per_warp():
+def test_a_thread_local_sum_shuffles_and_does_one_atomic_per_block():
     ptx = cuda_stages(_sum_kernel())["ptx"]
     assert_ptxas_accepts(ptx, "sm_80")
     (kernel,) = entries(ptx).values()
-    assert len(instructions(kernel, "shfl.sync.down")) == 5  # offsets 16, 8, 4, 2, 1
+    # offsets 16, 8, 4, 2, 1 within each warp, then again over the warps' totals
+    assert len(instructions(kernel, "shfl.sync.down")) == 2 * 5
+    assert len(instructions(kernel, "st.shared")) == 1 and "bar.sync" in kernel
     (atomic,) = instructions(kernel, "atom")
     assert "add.f32" in atomic
+
+
+@pytest.mark.needs_ptxas
+def test_a_one_warp_block_does_one_atomic_per_warp_without_shared_memory():
+    ptx = cuda_stages(_sum_kernel(block_dim=32))["ptx"]
+    assert_ptxas_accepts(ptx, "sm_80")
+    (kernel,) = entries(ptx).values()
+    assert len(instructions(kernel, "shfl.sync.down")) == 5
+    assert "bar.sync" not in kernel and "shared" not in kernel
+    (atomic,) = instructions(kernel, "atom")
     # the atomic sits behind a test of the lane number (tid.x & 31)
     assert "and.b32" in kernel and ", 31;" in kernel
+
+
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_block_min_and_max_fill_missing_warps_with_a_real_total(op):
+    x = ti.field(ti.i32, shape=4096)
+    s = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def extreme():
+        ti.loop_config(block_dim=96)  # three warps: lanes 3..31 of the second round idle
+        for i in x:
+            (ti.atomic_min if op == "min" else ti.atomic_max)(s[None], x[i])
+
+    llvm = cuda_stages(extreme)["llvm"]
+    # lanes past the warp count read slot 0 (a real total), never a made-up identity
+    assert "warp_totals" in llvm and "select" in llvm
 
 
 @pytest.mark.needs_ptxas
@@ -61,7 +89,8 @@ def test_a_block_size_off_the_warp_size_keeps_one_atomic_per_thread():
 def test_wide_and_narrow_reductions_shuffle_in_32_bit_pieces(dtype):
     ptx = cuda_stages(_sum_kernel(dtype))["ptx"]
     pieces = 2 if dtype.bits == 64 else 1
-    assert len(instructions(ptx, "shfl.sync.down.b32")) == 5 * pieces
+    rounds = 2  # within each warp, then over the warps' totals
+    assert len(instructions(ptx, "shfl.sync.down.b32")) == 5 * pieces * rounds
 
 
 def test_atomics_are_device_scoped_never_system_scoped():
@@ -258,3 +287,37 @@ def test_kernels_compile_for_cuda_whatever_the_sessions_arch(monkeypatch):
         return 1
 
     assert ".entry" in one.stages(arch="cuda")["ptx"] and one() == 1
+
+
+def _long_loop(body_branches: bool = False, n: int = 1 << 24):
+    x = ti.field(ti.f32, shape=n)
+    s = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def total():
+        for i in x:
+            if ti.static(body_branches):
+                if x[i] > 0:
+                    s[None] += x[i]
+            else:
+                s[None] += x[i]
+
+    return total
+
+
+@pytest.mark.needs_ptxas
+def test_a_long_loop_with_a_small_body_is_unrolled_to_keep_loads_in_flight():
+    stages = cuda_stages(_long_loop())
+    assert_ptxas_accepts(stages["ptx"], "sm_80")
+    assert "llvm.loop.unroll.count" in stages["llvm"]
+    (kernel,) = entries(stages["ptx"]).values()
+    # four loads in the unrolled body, one in the remainder
+    assert len(instructions(kernel, "ld.global.nc.b32")) >= 4 + 1
+
+
+@pytest.mark.parametrize("branches, n", [(True, 1 << 24), (False, 4096)])
+def test_branching_bodies_and_short_loops_keep_their_loop(branches, n):
+    stages = cuda_stages(_long_loop(branches, n))
+    assert "llvm.loop" not in stages["llvm"]
+    (kernel,) = entries(stages["ptx"]).values()
+    assert len(instructions(kernel, "ld.global.nc.b32")) == 1

@@ -37,7 +37,13 @@ from ti_notebook.codegen.emit_table import EmitFunction, checked
 from ti_notebook.codegen.function import BODY_EMITTERS, FunctionEmitter
 from ti_notebook.codegen.llvm_types import I1, I8, I32, I64, VOID
 from ti_notebook.codegen.loops import RowState
-from ti_notebook.codegen.nvptx import device_math, printing, shared_memory, sparse_lists
+from ti_notebook.codegen.nvptx import (
+    device_math,
+    loop_unroll,
+    printing,
+    shared_memory,
+    sparse_lists,
+)
 from ti_notebook.codegen.nvptx.shared_memory import SHARED, SharedMemoryPlan
 from ti_notebook.codegen.nvptx.warp_reduce import is_reduction_atomic, reduce_then_atomic
 from ti_notebook.errors import SourcePos, TiInternalError
@@ -119,6 +125,7 @@ class NvptxFunctionEmitter(FunctionEmitter):
         self.task = task
         self.written = WrittenMemory(task)
         has_asserts = any(isinstance(s, ir.AssertStmt) for s in task.walk_all())
+        self.block_dim = block_dim
         self.warp_reduction = block_dim % 32 == 0 and not has_asserts
         self.current: ir.Stmt | None = None  # for error positions
         # block-local storage: one CUDA block per block of the loop (codegen/nvptx/shared_memory.py)
@@ -193,7 +200,10 @@ class NvptxFunctionEmitter(FunctionEmitter):
             b.branch(latch)
         b.position_at_end(latch)
         b.store(b.add(flat, stride), counter)
-        b.branch(header)
+        back_edge = b.branch(header)
+        threads = self.gen.device.saturating_grid * self.block_dim
+        if self.shared is None and loop_unroll.unrolls(task, threads):
+            loop_unroll.mark_unrolled(self.module, back_edge)
         b.position_at_end(exit_block)
 
     def bind_iteration(self, task: ir.OffloadedStmt, i: ll.Value, latch: ll.Block) -> None:

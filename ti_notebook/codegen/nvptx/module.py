@@ -54,7 +54,7 @@ import llvmlite.ir as ll
 
 from ti_notebook.codegen.llvm_types import I8, I32, I64, PTR, VOID
 from ti_notebook.codegen.module_base import ModuleGeneratorBase
-from ti_notebook.codegen.nvptx import sparse_lists
+from ti_notebook.codegen.nvptx import loop_unroll, sparse_lists
 from ti_notebook.codegen.nvptx import target as nvptx_target
 from ti_notebook.codegen.nvptx.emitter import NvptxFunctionEmitter, device_scoped
 from ti_notebook.codegen.nvptx.shared_memory import SHARED, cells_per_block, untyped
@@ -107,7 +107,7 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
             emitter.emit_task()
             self.launches.append(self.launch_entry(name, task, block_dim, emitter))
         self.reflect_flags()
-        return device_scoped(str(self.module))
+        return device_scoped(loop_unroll.self_referential(str(self.module)))
 
     def task_emitter(
         self, name: str, task: ir.OffloadedStmt, block_dim: int, snapshot: ll.Value | None
