@@ -142,7 +142,19 @@ def goals(results: dict) -> list[str]:
     )
     if slower:
         lines.append(f"- slower than Taichi: {', '.join(slower)}")
+    wrong = _wrong_results(results, "taichi")
+    if wrong and not any(_wrong_results(results, "ti_notebook")):
+        lines.append(
+            f"- no comparison where Taichi's own result was wrong (ti_notebook's was "
+            f"right): {', '.join(wrong)}"
+        )
     return lines + [""]
+
+
+def _wrong_results(results: dict, peer: str) -> list[str]:
+    """The rows whose result ``peer`` got wrong (its check failed, so it was not timed)."""
+    rows = results["peers"].get(peer, {}).get("rows", {})
+    return [key for key in results["order"] if "WrongResult" in rows.get(key, {}).get("error", "")]
 
 
 def failures(results: dict) -> list[str]:
