@@ -3,11 +3,13 @@ launch table's own: every kind of entry ``codegen/nvptx/module.py`` makes."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import ti_notebook as ti
 from ti_notebook.ir.devices import CudaDevice
-from ti_notebook.ir.launch_abi import Launch
+from ti_notebook.ir.launch_abi import Launch, grid_dim
 from ti_notebook.runtime.cuda.launch import grid_dims
 
 pytestmark = pytest.mark.ptx
@@ -72,3 +74,28 @@ def test_a_smaller_gpu_gets_smaller_grids():
     ]
     small = CudaDevice("sm_86", multiprocessors=2, blocks_per_multiprocessor=16)
     assert grid_dims(launches, small) == [64, 3, 4, 64, 1, 1]
+
+
+def test_a_task_reducing_across_warps_gets_the_smaller_reduction_grid():
+    device = CudaDevice.for_capability("sm_90")
+    reduce = Launch("k_task0", "range_for", 128, None, warp_reduction=True)
+    assert grid_dim(reduce, device) == device.reduction_grid == device.saturating_grid // 4
+    short = dataclasses.replace(reduce, iterations=1000)
+    assert grid_dim(short, device) == 8  # a block per 128 iterations still caps it
+
+
+def test_the_compiled_launch_table_and_the_launcher_agree_on_a_reduction():
+    x = ti.field(ti.f32, shape=1 << 22)
+    s = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def total():
+        for i in x:
+            s[None] += x[i]
+
+    stages = total.stages(arch="cuda", compute_capability="sm_90")
+    (entry,) = stages["report"].launches
+    launch = Launch.from_dict(dict(entry))
+    device = CudaDevice.for_capability("sm_90")
+    assert launch.warp_reduction and launch.grid_dim == device.reduction_grid
+    assert grid_dims([launch], device) == [launch.grid_dim]

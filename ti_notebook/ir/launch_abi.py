@@ -144,3 +144,30 @@ class Launch:
         if fields.get("written_trees") is not None:
             fields["written_trees"] = tuple(fields["written_trees"])
         return cls(**fields)
+
+
+def grid_dim(launch: Launch, device, listed: int | None = None) -> int:
+    """Blocks to launch ``launch`` with on ``device`` (an ``ir.devices.CudaDevice``), the
+    one formula of the compiler's launch table and of every launcher: the saturating grid
+    (:attr:`~ti_notebook.ir.devices.CudaDevice.reduction_grid` for a task that reduces
+    across warps), at most a block per ``block_dim`` iterations when the count is known
+    (a block per iteration for block-local storage; per listed block, at most
+    ``listed``, for a sparse list); 1 for serial tasks and helpers of unknown length.
+    Every loop is grid-strided, so the grid changes speed only, never results.
+
+        >>> from ti_notebook.ir.devices import CudaDevice
+        >>> h100 = CudaDevice.for_capability("sm_90")
+        >>> grid_dim(Launch("k", "range_for", 128, 1000), h100)
+        8
+        >>> grid_dim(Launch("k", "range_for", 128, None), h100) == h100.saturating_grid
+        True
+    """
+    if launch.kind == "serial" or (not launch.is_task and launch.iterations is None):
+        return 1
+    grid = device.reduction_grid if launch.warp_reduction else device.saturating_grid
+    if launch.block_list and listed is not None:
+        return max(1, min(grid, listed))
+    if launch.iterations is not None:
+        per_block = 1 if launch.block_local else launch.block_dim
+        grid = max(1, min(grid, -(-launch.iterations // per_block)))
+    return grid

@@ -42,9 +42,9 @@ def unrolls(task: ir.OffloadedStmt, threads: int) -> bool:
     small and has no branches or loops (they would be copied too)."""
     if GRID_UNROLL <= 1:
         return False
-    if isinstance(task.begin, int) and isinstance(task.end, int):
-        if task.end - task.begin <= threads:
-            return False
+    known = isinstance(task.begin, int) and isinstance(task.end, int)
+    if known and task.end - task.begin <= threads:
+        return False
     count = 0
     for block in (task.row_head, task.body) if task.kind == "struct_for" else (task.body,):
         if block is None:

@@ -21,9 +21,10 @@ The launch contract (what a launcher of this module must do, and what
   ``snapshot``, ``list_clear``, ``list``), ``block_dim`` (``loop_config`` or 128, at
   most 1024; 1 for serial tasks; a thread per cell of a block, in whole warps up to 128,
   for block-local storage and sparse lists), ``iterations`` (when known while compiling,
-  else None), ``grid_dim`` (``min(SMs x 32 x 2, ceil(iterations / block_dim))``, the
-  first term alone when the count is not known; a CUDA block per block for block-local
-  storage and sparse lists; 1 for serial), ``shared_bytes`` (dynamic shared memory: past
+  else None), ``grid_dim`` (:func:`~ti_notebook.ir.launch_abi.grid_dim`, the formula
+  every launcher uses too: ``min(SMs x 32 x 2, ceil(iterations / block_dim))``, a
+  quarter of the first term for a task reducing across warps; a CUDA block per block for
+  block-local storage and sparse lists; 1 for serial), ``shared_bytes`` (dynamic shared memory: past
   48 KB the launcher opts the kernel in with ``cuFuncSetAttribute``), ``block_local``,
   ``block_list``, ``warp_reduction`` (its thread-local reductions use warp shuffles, so
   ``block_dim`` must stay a multiple of 32) and ``checks_errors``.
@@ -47,7 +48,7 @@ The launch contract (what a launcher of this module must do, and what
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import operator
 
 import llvmlite.ir as ll
@@ -64,7 +65,7 @@ from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.devices import MAX_THREADS_PER_BLOCK, WARP_SIZE, CudaDevice
 from ti_notebook.ir.kernel_ir import KernelIR
-from ti_notebook.ir.launch_abi import Launch
+from ti_notebook.ir.launch_abi import Launch, grid_dim
 from ti_notebook.ir.options import CompileOptions
 
 DEFAULT_BLOCK_DIM = 128
@@ -157,14 +158,6 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
             begin, end = _known(task.begin), _known(task.end)
             if begin is not None and end is not None:
                 iterations = max(end - begin, 0)
-        grid = 1
-        if task.kind != "serial":
-            grid = self.device.saturating_grid
-            per_block = 1 if emitter.shared is not None else block_dim
-            if emitter.block_list is not None:  # at most a CUDA block per listed block
-                grid = min(grid, emitter.block_list.blocks)
-            elif iterations is not None:
-                grid = max(1, min(grid, math.ceil(iterations / per_block)))
         shared = emitter.shared
         if shared is not None and shared.total > self.device.shared_memory_opt_in:
             named = "" if task.pos is not None else f"kernel '{self.kernel.name}': "
@@ -175,18 +168,19 @@ class NvptxModuleGenerator(ModuleGeneratorBase):
                 task.pos,
                 hint="use smaller blocks (the leaf dense level) or cache fewer fields",
             )
-        return Launch(
+        launch = Launch(
             kernel=name,
             kind=task.kind,
             block_dim=block_dim,
             iterations=iterations,
-            grid_dim=grid,
             shared_bytes=shared.total if shared is not None and shared.dynamic else 0,
             block_local=shared is not None,
             block_list=emitter.block_list is not None,
             warp_reduction=emitter.warp_reduction and bool(self.reductions(task)),
             checks_errors=any(isinstance(s, ir.AssertStmt) for s in task.walk_all()),
         )
+        listed = emitter.block_list.blocks if emitter.block_list is not None else None
+        return dataclasses.replace(launch, grid_dim=grid_dim(launch, self.device, listed))
 
     def reductions(self, task: ir.OffloadedStmt) -> list[ir.AtomicOpStmt]:
         return [s for s in task.epilogue.stmts if is_reduction_atomic(s, task)]

@@ -45,7 +45,7 @@ import weakref
 
 from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir.devices import CudaDevice
-from ti_notebook.ir.launch_abi import TASK_KINDS, Launch
+from ti_notebook.ir.launch_abi import TASK_KINDS, Launch, grid_dim
 from ti_notebook.runtime import profiler
 from ti_notebook.runtime.cuda import memory as cuda_memory
 from ti_notebook.runtime.cuda.driver import KernelParams
@@ -60,27 +60,15 @@ _libc = ctypes.CDLL(None)
 
 
 def grid_dims(launches: list[Launch], device: CudaDevice) -> list[int]:
-    """The grid of each launch-table entry on ``device``, as ``codegen/nvptx/module.py`` sizes
-    it for the device it compiled for: Taichi's saturating grid (SMs x resident blocks x
-    2), at most one block per ``block_dim`` iterations when the count is known (one per
-    iteration for block-local storage, one per listed block for a sparse list); 1 for
-    serial tasks and single-thread helpers. Every loop is grid-strided, so the grid
-    changes speed only, never results."""
+    """The grid of each launch-table entry on ``device`` (:func:`ir.launch_abi.grid_dim`,
+    the formula ``codegen/nvptx/module.py`` sized them with for the device it compiled
+    for); a sparse list's task gets at most a block per block the list before it may
+    hold."""
     grids, listed = [], None
     for launch in launches:
-        iterations = launch.iterations
         if launch.kind == "list":
-            listed = iterations  # the blocks the next task's list may hold
-        if launch.kind == "serial" or (not launch.is_task and iterations is None):
-            grids.append(1)
-            continue
-        grid = device.saturating_grid
-        if launch.block_list and listed is not None:
-            grid = min(grid, listed)
-        elif iterations is not None:
-            per_block = 1 if launch.block_local else launch.block_dim
-            grid = max(1, min(grid, math.ceil(iterations / per_block)))
-        grids.append(grid)
+            listed = launch.iterations  # the blocks the next task's list may hold
+        grids.append(grid_dim(launch, device, listed))
     return grids
 
 
