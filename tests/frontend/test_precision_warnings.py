@@ -152,3 +152,47 @@ def test_no_warning_for_explicit_casts_and_integers():
         warnings.simplefilter("error", TiPrecisionWarning)
         exact()
     assert counts.to_numpy().tolist() == [2 + 2 * (i // 2) for i in range(8)]
+
+
+def test_summing_a_wider_integer_into_an_i32_accumulator_warns_as_taichi_does():
+    """``s = 0`` is an i32 (Taichi too): summing an i64 field into it wraps, and
+    Taichi says "Atomic add may lose precision: i32 <- i64"."""
+    big = ti.field(ti.i64, shape=4)
+
+    @ti.kernel
+    def total() -> ti.i64:
+        s = 0
+        for i in big:
+            s += big[i]  # the narrowing sum
+        return s
+
+    big.from_numpy(np.full(4, 1 << 31, dtype=np.int64))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = total()
+    w = _only_warning(caught)
+    text = str(w.message)
+    assert "the i32 local 's' may lose precision: i32 <- i64" in text
+    assert "the narrowing sum" in _LINES[w.lineno - 1]
+    _caret_under(text, "big[i]")
+    assert "s = ti.i64(0)" in text
+    assert result == 0  # 4 * 2**31 wraps in 32 bits, as in Taichi
+
+
+def test_integer_stores_and_matching_accumulators_stay_quiet():
+    small = ti.field(ti.i32, shape=4)
+    big = ti.field(ti.i64, shape=4)
+
+    @ti.kernel
+    def quiet() -> ti.i64:
+        s = ti.i64(0)
+        for i in big:
+            s += big[i]
+            small[i] = i * 2  # a plain store narrows silently, as in Taichi
+            small[i] += 1  # an i32 constant into an i32 place
+        return s
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        quiet()
+    assert not [w for w in caught if issubclass(w.category, TiPrecisionWarning)]

@@ -359,13 +359,13 @@ def _store_struct(ctx: TraceContext, slots: StructSlots, value, node, at=None) -
 
 
 def _warn_if_narrowing(ctx: TraceContext, value, slot, node: ast.AST, at: ast.AST | None) -> None:
-    """Taichi's precision warning (``frontend/precision.py``): a float stored into an
-    integer place, or a wider float into a narrower one, loses digits."""
-    if precision.is_lossy(value, slot.dtype):
+    """Taichi's precision warning for an atomic update (``frontend/precision.py``): a
+    float into an integer place, a wider float into a narrower one, or a wider integer
+    into a narrower one, loses digits."""
+    if precision.is_lossy(value, slot.dtype, accumulating=True):
         where = node if isinstance(node, (ast.Subscript, ast.Attribute)) else None
-        precision.warn_if_lossy(
-            ctx, value, slot.dtype, precision.place_words(slot, where), at or node
-        )
+        words = precision.place_words(slot, where)
+        precision.warn_if_lossy(ctx, value, slot.dtype, words, at or node, accumulating=True)
 
 
 def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr, at=None):

@@ -8,7 +8,10 @@ The rule, checked while the kernel is traced (so once per compile, never per lau
 - a wider float stored into a narrower one (f64 into f32) loses digits, as Taichi warns;
 - a Python float constant that is a whole number (``n = 2.0``) loses nothing and does
   not warn; neither do integer narrowing nor int to float (Taichi's type promotion
-  keeps the place's type there, and index arithmetic would warn everywhere).
+  keeps the place's type there, and index arithmetic would warn everywhere);
+- but an accumulation (``+=``, ``ti.atomic_add``...) of a wider integer into a narrower
+  one warns, as Taichi's "Atomic add may lose precision: i32 <- i64" does: ``s = 0``
+  makes an i32, and summing an i64 field into it wraps.
 
 The value is still cast (truncated toward zero), as Taichi does; ``ti.cast(value,
 ti.i32)`` or ``int(value)`` says the cast is meant and silences the warning.
@@ -54,33 +57,44 @@ def source_of(value) -> str | None:
     return None
 
 
-def is_lossy(value, target: DataType) -> bool:
-    """True when casting ``value`` to ``target`` may lose precision (the rule above).
+def is_lossy(value, target: DataType, accumulating: bool = False) -> bool:
+    """True when casting ``value`` to ``target`` may lose precision (the rule above);
+    ``accumulating``: the cast feeds an atomic update, where integer narrowing counts.
 
-    >>> from ti_notebook.ir.types import f32, f64, i32
+    >>> from ti_notebook.ir.types import f32, f64, i32, i64
     >>> is_lossy(0.5, i32), is_lossy(2.0, i32), is_lossy(3, i32), is_lossy(0.5, f32)
     (True, False, False, False)
     >>> is_lossy(ir.ConstStmt(1.5, f64), f32), is_lossy(ir.ConstStmt(1.5, f32), f64)
     (True, False)
+    >>> is_lossy(ir.ConstStmt(7, i64), i32), is_lossy(ir.ConstStmt(7, i64), i32, True)
+    (False, True)
     """
     if target is None or not hasattr(target, "is_float"):
         return False
     if isinstance(value, float):
         return not target.is_float and not value.is_integer()
-    if isinstance(value, ir.Stmt) and value.dtype is not None and value.dtype.is_float:
+    if not isinstance(value, ir.Stmt) or value.dtype is None:
+        return False
+    if value.dtype.is_float:
         return not target.is_float or value.dtype.bits > target.bits
-    return False
+    wider_integer = not target.is_float and value.dtype.bits > target.bits
+    return accumulating and wider_integer and value.dtype.name != "u1"
 
 
 def warn_if_lossy(
-    ctx: TraceContext, value, target: DataType, place: str, node: ast.AST | SourcePos | None
+    ctx: TraceContext,
+    value,
+    target: DataType,
+    place: str,
+    node: ast.AST | SourcePos | None,
+    accumulating: bool = False,
 ) -> None:
     """Warns (:class:`~ti_notebook.errors.TiPrecisionWarning`) when storing ``value``
     into ``place`` (words such as ``"counts[i] (an i32 field element)"``) of type
     ``target`` may lose precision; ``node`` is the value's code (or its position),
-    where the caret goes.
+    where the caret goes; ``accumulating``: an atomic update (see :func:`is_lossy`).
     """
-    if not is_lossy(value, target):
+    if not is_lossy(value, target, accumulating):
         return
     source = "a float constant" if isinstance(value, float) else f"an {value.dtype} value"
     found = "float" if isinstance(value, float) else str(value.dtype)
@@ -90,6 +104,11 @@ def warn_if_lossy(
         pos = ctx.pos(node) if node is not None else ctx.builder.pos
     if target.is_float:
         hint = f"write ti.cast(value, ti.{target}) to make the narrowing explicit"
+    elif isinstance(value, ir.Stmt) and not value.dtype.is_float:
+        hint = (
+            f"give the place the value's type (an accumulator: s = ti.{value.dtype}(0)), "
+            f"or write ti.cast(value, ti.{target}) if wrapping is meant"
+        )
     else:
         hint = (
             f"write ti.cast(value, ti.{target}) or int(value) if truncating is meant, "
