@@ -196,3 +196,18 @@ def test_integer_stores_and_matching_accumulators_stay_quiet():
         warnings.simplefilter("always")
         quiet()
     assert not [w for w in caught if issubclass(w.category, TiPrecisionWarning)]
+
+
+def test_a_plain_store_of_a_wider_integer_stays_quiet():
+    rgb = ti.field(ti.u8, shape=4)
+
+    @ti.kernel
+    def to_bytes():
+        for i in rgb:
+            rgb[i] = ti.cast(i * 60.0 + 0.5, ti.i32)  # a store, not an accumulation
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        to_bytes()
+    assert not [w for w in caught if issubclass(w.category, TiPrecisionWarning)]
+    assert rgb.to_numpy().tolist() == [0, 60, 120, 180]

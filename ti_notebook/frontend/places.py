@@ -358,14 +358,16 @@ def _store_struct(ctx: TraceContext, slots: StructSlots, value, node, at=None) -
         store(ctx, item, value.members[key], node, at)
 
 
-def _warn_if_narrowing(ctx: TraceContext, value, slot, node: ast.AST, at: ast.AST | None) -> None:
-    """Taichi's precision warning for an atomic update (``frontend/precision.py``): a
-    float into an integer place, a wider float into a narrower one, or a wider integer
-    into a narrower one, loses digits."""
-    if precision.is_lossy(value, slot.dtype, accumulating=True):
+def _warn_if_narrowing(
+    ctx: TraceContext, value, slot, node: ast.AST, at: ast.AST | None, accumulating=False
+) -> None:
+    """Taichi's precision warning (``frontend/precision.py``): a float stored into an
+    integer place, or a wider float into a narrower one, loses digits; in an atomic
+    update (``accumulating``), so does a wider integer into a narrower one."""
+    if precision.is_lossy(value, slot.dtype, accumulating):
         where = node if isinstance(node, (ast.Subscript, ast.Attribute)) else None
         words = precision.place_words(slot, where)
-        precision.warn_if_lossy(ctx, value, slot.dtype, words, at or node, accumulating=True)
+        precision.warn_if_lossy(ctx, value, slot.dtype, words, at or node, accumulating)
 
 
 def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr, at=None):
@@ -383,13 +385,13 @@ def atomic_update(ctx: TraceContext, op: str, slot, value, node: ast.expr, at=No
         _check_shape(ctx, slot, value, node)
         parts = as_vector(ctx, value, len(slot.items), node)
         for item, part in zip(slot.items, parts, strict=True):
-            _warn_if_narrowing(ctx, part, _one(item), node, at)
+            _warn_if_narrowing(ctx, part, _one(item), node, at, accumulating=True)
         pairs = zip(slot.items, parts, strict=True)
         return Vector([atomic(ctx, op, item, part) for item, part in pairs], slot.shape)
     if isinstance(value, (Vector, tuple, list)):
         raise ctx.error(TiTypeError, node, "cannot apply a vector to a scalar")
     check_scalar(ctx, value, node)
-    _warn_if_narrowing(ctx, value, _one(slot), node, at)
+    _warn_if_narrowing(ctx, value, _one(slot), node, at, accumulating=True)
     if isinstance(slot, DynamicSlot):
         return dynamic_index.update(
             ctx,
