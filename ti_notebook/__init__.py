@@ -138,6 +138,7 @@ from ti_notebook.lang.types import (
     uint64,
 )
 from ti_notebook.measure import bandwidth as _bandwidth
+from ti_notebook.measure import profile_rows as _profile_rows
 from ti_notebook.measure import protocol as _protocol
 from ti_notebook.measure.roofline_data import roofline_data as _roofline_data
 from ti_notebook.measure.stats import Summary as _Summary
@@ -183,7 +184,7 @@ profiler = _Namespace(
     # the recorded data itself, for the notebook layer and people's own plots
     launches=_profiler.launches,
     spans=_profiler.spans,
-    rows=_profiler.rows,
+    rows=_profile_rows.rows,
     is_enabled=_profiler.is_enabled,
     memory_bandwidth=_bandwidth.memory_bandwidth,
     # this machine's ceilings per memory level and its peaks, measured once per CPU model

@@ -17,7 +17,7 @@ shown at 200 % of a DRAM figure.
 
 from __future__ import annotations
 
-from ti_notebook.measure import microbench
+from ti_notebook.measure import microbench, profile_rows
 from ti_notebook.runtime import profiler
 
 __all__ = ["machine_ceilings", "memory_bandwidth", "print_kernel_profiler_info"]
@@ -59,4 +59,4 @@ def print_kernel_profiler_info(mode: str = "count", file=None) -> None:
     bytes)."""
     if mode == "count" and any(e.bytes for e in profiler.launches()):
         machine_ceilings()
-    profiler.print_kernel_profiler_info(mode, file)
+    profile_rows.print_kernel_profiler_info(mode, file)
