@@ -16,7 +16,7 @@ from ti_notebook.errors import TiTypeError, TiValueError
 from ti_notebook.lang import exact_numbers, field_text, types
 from ti_notebook.lang import settings as _settings
 from ti_notebook.lang.field import normalize_shape
-from ti_notebook.runtime import host_copy
+from ti_notebook.runtime import array_homes, host_copy
 
 
 class Template:
@@ -111,6 +111,8 @@ class Ndarray:
             raise TiTypeError(f"ti.ndarray: {dtype!r} is not a type")
         self.shape = normalize_shape(shape)
         self._array = np.zeros(self.shape + self.element_shape, dtype=self.dtype.np_dtype)
+        # a device copy once a CUDA kernel takes it (runtime/array_homes.py)
+        self._home = array_homes.home_of(self._array)
         # needs_grad / needs_dual: arrays of the same shape that grad kernels take with it
         self.grad = Ndarray(dtype, shape, element_shape) if needs_grad else None
         self.dual = Ndarray(dtype, shape, element_shape) if needs_dual else None
@@ -120,6 +122,7 @@ class Ndarray:
         return len(self.shape)
 
     def to_numpy(self) -> np.ndarray:
+        self._home.before_host_access(write=False)
         return host_copy.copy_out(self._array, None, _settings.current().num_threads)
 
     def from_numpy(self, array) -> None:
@@ -128,21 +131,30 @@ class Ndarray:
             raise TiValueError(
                 f"from_numpy: shape {array.shape} != ndarray shape {self._array.shape}"
             )
+        self._home.before_host_access(write=True, covers=True)
         host_copy.copy_into(self._array, array, _settings.current().num_threads)
+        self._home.after_bulk_write()
 
     def copy_from(self, other: Ndarray) -> None:
         """Copies ``other``'s elements (same shape and element shape) into this array."""
+        other._home.before_host_access(write=False)
         self.from_numpy(other._array)
 
     def fill(self, value) -> None:
-        self._array[...] = exact_numbers.typed_array(value, self.dtype, "ndarray")
+        typed = exact_numbers.typed_array(value, self.dtype, "ndarray")
+        self._home.before_host_access(write=True, covers=True)
+        self._array[...] = typed
+        self._home.after_bulk_write()
 
     def __getitem__(self, key):
+        self._home.before_host_access(write=False)
         element = self._array[key]
         return element.item() if np.ndim(element) == 0 else element.copy()
 
     def __setitem__(self, key, value) -> None:
-        self._array[key] = exact_numbers.typed_array(value, self.dtype, "ndarray")
+        typed = exact_numbers.typed_array(value, self.dtype, "ndarray")
+        self._home.before_host_access(write=True)
+        self._array[key] = typed
 
     def __repr__(self) -> str:
         return field_text.ndarray_repr(self)

@@ -46,8 +46,10 @@ import weakref
 from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.ir.launch_abi import TASK_KINDS, Launch, grid_dim
-from ti_notebook.runtime import profiler
+from ti_notebook.runtime import array_homes, profiler
+from ti_notebook.runtime.cuda import array_mirrors
 from ti_notebook.runtime.cuda import memory as cuda_memory
+from ti_notebook.runtime.cuda.array_mirrors import ArrayMirror
 from ti_notebook.runtime.cuda.driver import KernelParams
 from ti_notebook.runtime.launch import ArgLayout, CompiledKernel
 from ti_notebook.runtime.profiler_events import KernelProfile, LaunchEvent, TaskEvent
@@ -174,13 +176,15 @@ class DeviceKernel(CompiledKernel):
 
     # -- one launch (CompiledKernel.launch packed the context and holds the lock) -------
     def run(self) -> None:
-        copies = self.stage_arrays()
+        copies, resident = self.stage_arrays()
         cuda_memory.before_launch(self.device_trees)
         self.context.upload(self.ctx_device, self.ctx_address, self.ctx_bytes)
         try:
             self.run_tasks()
-        finally:  # even a failed launch may have written the trees
+        finally:  # even a failed launch may have written the trees and ndarrays
             cuda_memory.after_launch(self.written_trees)
+            for mirror in resident:
+                mirror.stale = True
         for host, device, nbytes in copies:
             self.context.download(host, device, nbytes)
         if self.vprintf:
@@ -223,13 +227,24 @@ class DeviceKernel(CompiledKernel):
         if nbytes and self.return_slots is not None:
             self.context.download(self.ctx_address + offset, self.ctx_device + offset, nbytes)
 
-    def stage_arrays(self) -> list[tuple[int, int, int]]:
-        """Copies ndarray arguments to their device buffers and puts the device addresses
-        in the context; returns the (host, device, bytes) copies to make back."""
-        copies = []
+    def stage_arrays(self) -> tuple[list[tuple[int, int, int]], list[ArrayMirror]]:
+        """Puts each ndarray argument's device address in the context: a ``ti.ndarray``'s
+        own device copy (uploaded only if the host changed it), else a buffer of the
+        launcher's that the NumPy array is copied to. Returns the (host, device, bytes)
+        copies to make back and the ``ti.ndarray`` copies the kernel writes."""
+        copies, resident = [], []
         for slot in self.arrays:
             host, *shape = struct.unpack_from(f"<Q{slot.ndim}q", self.ctx, slot.offset)
             nbytes = math.prod(shape) * slot.itemsize
+            home = array_homes.lookup(host, nbytes) if nbytes else None
+            if home is not None:
+                mirror = array_mirrors.attach(home, self.context)
+                if mirror.dirty:
+                    mirror.upload()
+                if slot.written:
+                    resident.append(mirror)
+                struct.pack_into("<Q", self.ctx, slot.offset, mirror.address)
+                continue
             if nbytes > slot.capacity:
                 if slot.address:
                     self.allocations.remove(slot.address)
@@ -240,7 +255,7 @@ class DeviceKernel(CompiledKernel):
                 if slot.written:
                     copies.append((host, slot.address, nbytes))
             struct.pack_into("<Q", self.ctx, slot.offset, slot.address)
-        return copies
+        return copies, resident
 
     # -- the kernel profiler: CUDA events around each task ------------------------------------
     def profiled_launch(self, number: int) -> None:
