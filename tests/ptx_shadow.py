@@ -3,7 +3,7 @@
 
 ``tests/conftest.py`` switches it on (``TI_PTX_SHADOW=1``; by default in CI when ptxas is
 on PATH) by wrapping the compile step of the offline-cache path
-(``ti_notebook.compiler.cached.compile_kernel``): right after a CPU compile succeeds, the
+(``ti_notebook.cache.compile.compile_kernel``): right after a CPU compile succeeds, the
 same request is traced again for the CUDA target (``ptx_backend``) and compiled to PTX, quietly (no
 warnings, no printed IR, symbols of its own), with the driver and the pass pipeline as
 they were when the session started: a test that spies on them (a patched
@@ -78,7 +78,8 @@ class Shadow:
         self.originals: dict = {}  # (module, name) -> the function when installed
 
     def install(self, monkeypatch) -> None:
-        from ti_notebook.compiler import cached, driver
+        from ti_notebook.cache import compile as cached
+        from ti_notebook.compiler import driver
         from ti_notebook.passes import pipeline
 
         for module in (driver, pipeline):

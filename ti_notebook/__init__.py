@@ -174,6 +174,9 @@ from ti_notebook.ui.colors import hex_to_rgb, rgb_to_hex
 from ti_notebook.ui.gui import GUI
 from ti_notebook.version import __version__ as __version__
 
+# The package ti_notebook.cache is imported above (through the session), which binds
+# this name to it; ``ti.cache`` is the public view of the user's switches instead, so
+# this line must stay after every import that loads that package.
 cache = _Namespace(info=_cache.info, clear=_cache.clear)
 
 profiler = _Namespace(

@@ -10,8 +10,8 @@ import warnings
 import pytest
 from cache_helpers import cpu_dir, run_script, script_env, write_script
 
-from ti_notebook.runtime.cache import CacheStore
-from ti_notebook.runtime.cache_files import is_key, read_regular
+from ti_notebook.cache.files import is_key, read_regular
+from ti_notebook.cache.store import CacheStore
 
 pytestmark = pytest.mark.cpu
 

@@ -10,7 +10,7 @@ every later process until one rewrote it. The payload now carries its own checks
 
 import pytest
 
-from ti_notebook.runtime.cache import CacheStore
+from ti_notebook.cache.store import CacheStore
 
 pytestmark = pytest.mark.unit
 

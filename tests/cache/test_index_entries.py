@@ -15,7 +15,7 @@ import pytest
 from cache_helpers import cpu_dir, keys_of, run_script, script_env, write_script
 
 import ti_notebook as ti
-from ti_notebook.runtime.cache import CacheStore
+from ti_notebook.cache.store import CacheStore
 
 pytestmark = pytest.mark.cpu
 

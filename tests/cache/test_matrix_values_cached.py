@@ -14,7 +14,7 @@ import pytest
 
 import ti_notebook as ti
 import ti_notebook.math as tm
-from ti_notebook.frontend.fingerprint import fingerprint
+from ti_notebook.cache.fingerprint import fingerprint
 
 pytestmark = pytest.mark.cpu
 

@@ -13,7 +13,7 @@ import types
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.frontend.fingerprint import fingerprint
+from ti_notebook.cache.fingerprint import fingerprint
 
 pytestmark = pytest.mark.cpu
 

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
+from ti_notebook.cache.compile import compile_cached
 from ti_notebook.compiler import backends
 from ti_notebook.compiler.backends import backend_for, resolve_arch
 from ti_notebook.compiler.backends.base import Backend
 from ti_notebook.compiler.backends.cpu import CpuRuntime, CpuTarget
-from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.driver import compile_kernel, trace
 from ti_notebook.compiler.request import CacheSettings, CompileRequest
 from ti_notebook.frontend.source import FunctionSource

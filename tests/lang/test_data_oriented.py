@@ -292,7 +292,8 @@ def test_offline_cache_tells_instances_and_attribute_values_apart(tmp_path):
 
 
 def test_the_offline_cache_records_template_paths_through_self():
-    from ti_notebook.compiler import cache_keys, driver
+    from ti_notebook.cache import keys as cache_keys
+    from ti_notebook.compiler import driver
     from ti_notebook.session.compiling import request_for
     from ti_notebook.session.specialisation import specialise
 

@@ -11,10 +11,10 @@ import pytest
 from ptx_helpers import assert_ptxas_accepts, cuda_stages, entries, instructions
 
 import ti_notebook as ti
+from ti_notebook.cache.compile import compile_cached
 from ti_notebook.codegen.nvptx import target as nvptx_target
 from ti_notebook.codegen.nvptx.device_math import forbidden_intrinsics
 from ti_notebook.compiler.backends.cuda import ptx_backend
-from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.request import CacheSettings, CompileRequest
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.ir.options import CompileOptions

@@ -3,7 +3,7 @@
 The same steps for every target; what differs (the passes' capabilities, code
 generation, loading) is the request's backend (``compiler/backends/``). Tracing reports
 what else it read (reached funcs and captured globals), so the offline cache
-(``compiler/cached.py``) can key on inputs before tracing.
+(``cache/compile.py``) can key on inputs before tracing.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -40,7 +40,9 @@ from ti_notebook.runtime.stage_clock import stage
 
 def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
     """Frontend: the request's function → IR (plus what tracing read)."""
-    tracer = kernel_tracer(request.name, request.options, request.source, request.return_type)
+    tracer = kernel_tracer(
+        request.name, request.options, request.source, request.return_type, request.fingerprint
+    )
     state, b = tracer.state, tracer.builder
     slot = 0
     for param in request.params:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 
 from ti_notebook.compiler.backends.base import Backend
+from ti_notebook.frontend.recorder import Fingerprint
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.ir.compound_types import CompoundType
 from ti_notebook.ir.options import CompileOptions
@@ -70,7 +71,7 @@ class CacheSettings:
     """The offline cache as ``ti.init`` configured it (DESIGN.md section 7)."""
 
     enabled: bool = True
-    path: str = ""  # "" : the default directory (runtime/cache.py's default_path)
+    path: str = ""  # "" : the default directory (cache/store.py's default_path)
     max_size: int = 100 * 1024 * 1024  # bytes, before cleaning
     policy: str = "lru"  # never | version | lru | fifo
 
@@ -87,3 +88,6 @@ class CompileRequest:
     options: CompileOptions
     backend: Backend
     cache: CacheSettings = dataclasses.field(default_factory=CacheSettings)
+    # set by the offline cache when it will store the trace (``cache/compile.py``):
+    # tracing checks what it reads with it; the compiler never imports the cache
+    fingerprint: Fingerprint | None = None

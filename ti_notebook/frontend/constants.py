@@ -6,7 +6,7 @@ helper returns while compiling - becomes a kernel
 :class:`~ti_notebook.frontend.values.Vector` of constants of its element type (a value
 made without ``dt`` takes the kernel's ``default_ip``/``default_fp``). Its value is
 read when the kernel compiles, as in Taichi; the offline cache fingerprints it
-(``frontend/fingerprint.py``), so a changed value compiles again.
+(``cache/fingerprint.py``), so a changed value compiles again.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)

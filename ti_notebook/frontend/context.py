@@ -38,7 +38,13 @@ from ti_notebook.errors import SourcePos, TiError, TiNameError, TiSyntaxError
 from ti_notebook.frontend.builder import IRBuilder
 from ti_notebook.frontend.constants import kernel_value
 from ti_notebook.frontend.dispatch import Dispatcher, describe
-from ti_notebook.frontend.recorder import KERNEL_SCOPE, Reads, closure_vars, scope_of
+from ti_notebook.frontend.recorder import (
+    KERNEL_SCOPE,
+    Fingerprint,
+    Reads,
+    closure_vars,
+    scope_of,
+)
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.options import CompileOptions
@@ -66,10 +72,12 @@ class KernelState:
     returned: bool = False
     inline_depth: int = 0
     warned: set = dataclasses.field(default_factory=set)  # precision warnings given (pos)
+    # the offline cache's, when it will store this trace: checks what tracing reads
+    fingerprint: Fingerprint | None = None
     reads: Reads = dataclasses.field(init=False)  # every Python value read, as paths
 
     def __post_init__(self) -> None:
-        self.reads = Reads(self.captured)
+        self.reads = Reads(self.captured, self.fingerprint)
 
 
 class FunctionFrame:
@@ -103,7 +111,7 @@ class TraceContext:
     def _new_frame(self, source: FunctionSource, is_kernel: bool) -> FunctionFrame:
         frame = FunctionFrame(source, is_kernel, self.state.depth)
         # Names read are recorded per scope, so the offline cache can look them up
-        # again in a later process without tracing (compiler/cache_keys.py).
+        # again in a later process without tracing (cache/keys.py).
         self.state.reads.enter(frame.scope_name, source.func)
         return frame
 

@@ -16,7 +16,7 @@ the array as a ``ti.types.ndarray()`` argument or copy it into a field.
 The values are baked into the compiled kernel: like Taichi, changing the array later
 (``n[0] = 7``) does not reach a kernel that already compiled. A kernel called after
 such a change says so once (``session/stale_globals.py``), and the offline cache keys on
-the array's contents (``frontend/fingerprint.py``), so a changed array compiles again.
+the array's contents (``cache/fingerprint.py``), so a changed array compiles again.
 
     >>> import numpy as np
     >>> import ti_notebook as ti

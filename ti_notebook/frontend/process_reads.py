@@ -2,7 +2,7 @@
 
 A helper a kernel runs while compiling (``ti.static(settings())``, ``range(n_rows())``)
 is fingerprinted by its code, closure, defaults and the globals it names
-(``frontend/fingerprint.py``); a library's by its name and version. What it reads from
+(``cache/fingerprint.py``); a library's by its name and version. What it reads from
 outside Python - an environment variable, a file, the clock - is in none of these, and
 a warm start does not run the helper again. So while the tracer runs such a call,
 :func:`watch` watches the thread that runs it (a profile function for Python and C

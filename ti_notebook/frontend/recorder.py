@@ -8,12 +8,15 @@ recorded as a *path* from its root name: ``("<kernel>", "Params.scale")`` or
 ``ti.static(...)`` because the paths belong to the objects themselves (by ``id``, the
 objects held alive until the trace ends). A warm start resolves each path again - the
 root name, then ``getattr`` along the chain - and compares fingerprints
-(``compiler/cache_keys.py``).
+(``cache/keys.py``).
 
 What cannot be followed makes the kernel uncacheable, with the first reason kept for
 the cache's debug log: an attribute read from a value that came from no path (an object
 a helper returned), or a namespace handed to a Python function run while compiling
-(which may read any of its attributes).
+(which may read any of its attributes). The checks that compare values need the
+offline cache's fingerprint function (``cache/fingerprint.py``), which the cache hands
+in through the compile request: the frontend never imports the cache, and a trace the
+cache will not store makes no such checks.
 
     >>> import types
     >>> reads = Reads({})
@@ -29,10 +32,11 @@ from __future__ import annotations
 import ast
 import contextlib
 import types as pytypes
+from collections.abc import Callable
 
 import numpy as np
 
-from ti_notebook.frontend.fingerprint import compiler_owned, fingerprint, library_version
+from ti_notebook.frontend.origins import compiler_owned, library_version
 from ti_notebook.lang.data_oriented import is_data_oriented
 
 KERNEL_SCOPE = "<kernel>"
@@ -41,13 +45,15 @@ LIBRARY_SCOPE = "ti_notebook."  # ti_notebook's own ti.funcs: lang/linalg_funcs.
 _MISSING = object()
 _DATA = (type(None), bool, int, float, str, complex, tuple, list, dict, np.generic, np.ndarray)
 _NAMESPACES = (pytypes.ModuleType, type, pytypes.SimpleNamespace)
+Fingerprint = Callable[[object], str | None]  # a value's print, None when it has none
 
 
 class Reads:
     """The paths one kernel's trace read, shared by the funcs it inlines."""
 
-    def __init__(self, captured: dict) -> None:
+    def __init__(self, captured: dict, fingerprint: Fingerprint | None = None) -> None:
         self.captured = captured  # (scope, path) -> value; also holds unnamed fields
+        self.fingerprint = fingerprint  # None: no cache keys this trace, nothing to compare
         self.paths: dict[int, list[tuple[str, str]]] = {}
         self._alive: list = []  # every value in ``paths``: their ids stay theirs
         self._scopes: dict[str, object] = {}  # scope name -> the function it stands for
@@ -101,18 +107,19 @@ class Reads:
         if compiler_owned(func):
             return
         name = ast.unparse(node.func) if isinstance(node, ast.Call) else "a function"
+        fingerprint = self.fingerprint or _no_check
         if isinstance(func, type) and (fingerprint(func) or "").startswith("class:"):
             self.refuse(f"it constructs '{name}' while compiling")  # runs its __init__
         for value in [*args, *kwargs.values()]:
             if _holds_namespace(value):
                 self.refuse(f"it passes a module or class to '{name}' while compiling")
-            elif _user_object(value):
+            elif self.fingerprint is not None and _user_object(value, fingerprint):
                 self.refuse(f"it passes an object with no fingerprint to '{name}'")
 
     def python_result(self, value, node: ast.AST) -> None:
         """What a Python call returned. Built-in and library values (a range, a zip) are
         fixed by the call's inputs; an object of a user class may hold anything."""
-        if _user_object(value):
+        if self.fingerprint is not None and _user_object(value, self.fingerprint):
             name = ast.unparse(node.func) if isinstance(node, ast.Call) else "a function"
             self.refuse(f"'{name}' returned an object with no fingerprint while compiling")
 
@@ -122,7 +129,11 @@ class Reads:
         old = self.captured.get(key, _MISSING)
         if old is _MISSING:
             self.captured[key] = value
-        elif old is not value and fingerprint(old) != fingerprint(value):
+        elif (
+            old is not value
+            and self.fingerprint is not None
+            and self.fingerprint(old) != self.fingerprint(value)
+        ):
             # Two funcs with one qualname but different closures, say: one path, two values.
             self.refuse(f"'{path}' had two different values while tracing")
         self._register(scope, path, value)
@@ -170,9 +181,13 @@ def closure_vars(func) -> dict:
     return found
 
 
-def _user_object(value) -> bool:
+def _no_check(_value) -> str:
+    return ""  # no fingerprint function: every value passes
+
+
+def _user_object(value, fingerprint: Fingerprint) -> bool:
     if isinstance(value, (tuple, list)):
-        return any(_user_object(v) for v in value)
+        return any(_user_object(v, fingerprint) for v in value)
     module = type(value).__module__
     if module.startswith("ti_notebook") or library_version(module) is not None:
         return False

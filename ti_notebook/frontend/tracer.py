@@ -48,6 +48,7 @@ from ti_notebook.frontend import (
 from ti_notebook.frontend.builder import IRBuilder
 from ti_notebook.frontend.context import KernelState, TraceContext
 from ti_notebook.frontend.dispatch import Dispatcher
+from ti_notebook.frontend.recorder import Fingerprint
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.options import CompileOptions
@@ -92,11 +93,13 @@ def kernel_tracer(
     config: CompileOptions,
     source: FunctionSource,
     return_type: types.DataType | None = None,
+    fingerprint: Fingerprint | None = None,
 ) -> TraceContext:
     """The tracing context of one kernel specialisation, its IR in a new block.
 
     The caller binds the parameters, then runs the body; the IR is in
-    ``ctx.builder.blocks[0]``:
+    ``ctx.builder.blocks[0]``. ``fingerprint`` is the offline cache's, when it will
+    store the trace (what tracing reads is then checked against it):
 
         >>> def add_one(a):
         ...     return a + 1
@@ -106,5 +109,6 @@ def kernel_tracer(
         >>> [type(s).__name__ for s in ctx.builder.blocks[0].stmts]
         ['ConstStmt', 'ReturnStmt']
     """
-    state = KernelState(name, config, IRBuilder(config, ir.Block()), return_type)
+    builder = IRBuilder(config, ir.Block())
+    state = KernelState(name, config, builder, return_type, fingerprint=fingerprint)
     return TraceContext(state, DISPATCHER, source)

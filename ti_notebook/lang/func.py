@@ -1,7 +1,7 @@
 """``@ti.func``, and what the compiler sees of a kernel without compiling it.
 
 The frontend inlines funcs and refuses kernel-to-kernel calls; the offline cache prints
-both (``frontend/fingerprint.py``). They find them here, beside the compiler's inputs
+both (``cache/fingerprint.py``). They find them here, beside the compiler's inputs
 only: :class:`~ti_notebook.session.kernel.Kernel`, which drives the compiler, subclasses
 :class:`KernelBase`, so nothing the compiler imports leads back to it.
 

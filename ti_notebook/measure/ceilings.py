@@ -8,7 +8,7 @@ model and when it was measured.
 
 The record is cached per CPU model in ``machine_ceilings.json`` next to the offline cache
 (``~/.cache/ti_notebook`` unless ``TI_OFFLINE_CACHE_FILE_PATH`` or ``XDG_CACHE_HOME``
-say otherwise). As the offline cache does (``runtime/cache_files.py``), the folder is
+say otherwise). As the offline cache does (``cache/files.py``), the folder is
 made 0700 and the file is read only when this user owns it and nobody else may write it:
 numbers from a file someone else could edit would make every "% of ceiling" a lie.
 
@@ -37,8 +37,8 @@ import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
-from ti_notebook.runtime import cache_files
-from ti_notebook.runtime.cache import default_path
+from ti_notebook.cache import files as cache_files
+from ti_notebook.cache.store import default_path
 
 __all__ = ["LEVELS", "CACHE_LEVELS", "Ceilings", "cache_geometry", "cpu_model", "cache_file"]
 

@@ -3,7 +3,7 @@
 ``info()`` lists the directory's entries with this process's hit and miss counts;
 ``clear()`` empties it. At exit the directory is cleaned by the session's
 ``offline_cache_cleaning_policy`` (Taichi's behaviour). The policy itself is the
-compiler's (``compiler/cache_policy.py``); this module only supplies the session.
+cache package's (``cache/policy.py``); this module only supplies the session.
 
     >>> import ti_notebook as ti
     >>> sorted(ti.cache.info())
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import atexit
 
-from ti_notebook.compiler import cache_policy
+from ti_notebook.cache import policy as cache_policy
 from ti_notebook.session import config as _config
 
 

@@ -21,12 +21,13 @@ import dataclasses
 import threading
 import time
 
+from ti_notebook.cache.compile import compile_cached
 from ti_notebook.compiler.backends.cuda import cuda_backend
-from ti_notebook.compiler.cached import compile_cached
 from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.frontend.source import source_of
+from ti_notebook.lang import snode
 from ti_notebook.runtime import profiler, random_streams
 from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
 from ti_notebook.session import config as _config
@@ -74,9 +75,27 @@ def request_for(kernel, params: list[Param], templates: dict) -> CompileRequest:
     )
 
 
+def finalise_pending_trees() -> None:
+    """Finalises ``ti.root``'s pending declarations, the one step before a compile is
+    keyed that may place fields: Taichi finalises ``ti.root`` when a kernel compiles,
+    and the offline cache's keys only read the plans of the fields a kernel reads
+    (``cache/fingerprint.py``: a field of a tree not finalised has no print).
+
+        >>> import ti_notebook as ti
+        >>> ti.init(arch=ti.cpu)
+        >>> x = ti.field(ti.i32, shape=4)
+        >>> before = x._tree is None
+        >>> finalise_pending_trees()
+        >>> before, x._tree is not None
+        (True, True)
+    """
+    snode.materialize_default()
+
+
 def compile_specialisation(kernel, chosen: Specialisation) -> Compiled:
     """Compiles ``chosen`` for the session's backend (or loads it from the offline
     cache); the caller holds :data:`COMPILE_LOCK`."""
+    finalise_pending_trees()
     request = request_for(kernel, chosen.params, chosen.templates)
     started = time.monotonic_ns()
     launcher, stages, inputs = compile_cached(request)
@@ -95,6 +114,7 @@ def stages_for_arch(kernel, chosen: Specialisation, compute_capability: str) -> 
     request = request_for(kernel, chosen.params, chosen.templates)
     request.backend = cuda_backend(compute_capability)
     with COMPILE_LOCK:
+        finalise_pending_trees()
         return compile_cached(request)[1]
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from ti_notebook.compiler import cache_keys, cache_policy
+from ti_notebook.cache import keys as cache_keys
+from ti_notebook.cache import policy as cache_policy
 from ti_notebook.lang.field import free_all_fields
-from ti_notebook.runtime import profiler
+from ti_notebook.runtime import array_homes, profiler
 from ti_notebook.runtime.cpu import kernel_code
 from ti_notebook.runtime.cuda import driver as cuda_driver
 from ti_notebook.runtime.launch import no_launch_running
@@ -94,6 +95,7 @@ def reset() -> None:
 
     Called from another thread while a kernel runs, it waits for that launch to end.
     """
+    array_homes.bring_all_home()  # ti.ndarrays keep their values, in host memory
     with no_launch_running():
         free_all_fields()
         reset_all_kernels()

@@ -26,7 +26,7 @@ _lock = threading.Lock()
 
 def ensure_runtime(store=None) -> None:
     """Starts the JIT and the thread pool once per process; ``store``, an offline-cache
-    store (``runtime/cache.py``), keeps the pool's object code if this call starts it."""
+    store (``cache/store.py``), keeps the pool's object code if this call starts it."""
     global _ready
     if _ready:
         return

@@ -126,7 +126,7 @@ class ThreadPool:
     ``num_threads - 1`` worker threads are created on the first parallel launch and live
     for the rest of the process (they sleep on a futex when idle; process exit kills
     them, so they never delay interpreter shutdown). With an offline-cache ``store``
-    (``runtime/cache.py``) the pool's IR is compiled once and loaded from there after.
+    (``cache/store.py``) the pool's IR is compiled once and loaded from there after.
     """
 
     def __init__(self, num_threads: int, store=None) -> None:

@@ -6,7 +6,7 @@
         no → compile (the trace tells the dependencies) → store the entry → a miss
 
 The backend says how its artifact serialises (``Backend.serialise``); its entries live
-in its own folder of the cache directory (``compiler/cache_policy.py``). With
+in its own folder of the cache directory (``cache/policy.py``). With
 ``print_ir=True`` a kernel is compiled (and its entry rewritten) even when the cache
 holds it: the point is to see the passes run.
 
@@ -26,14 +26,15 @@ import functools
 import logging
 import time
 
+from ti_notebook.cache import keys, policy
+from ti_notebook.cache.fingerprint import fingerprint
+from ti_notebook.cache.store import CacheStore
 from ti_notebook.codegen.module_base import symbol_name
-from ti_notebook.compiler import cache_keys, cache_policy
 from ti_notebook.compiler.backends.base import Artifact
 from ti_notebook.compiler.driver import compile_kernel
 from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, return_count, return_slots
 from ti_notebook.compiler.stages import Stages
-from ti_notebook.runtime.cache import CacheStore
 
 _log = logging.getLogger("ti_notebook.cache")
 _STAGE_NAMES = ("ast", "ir", "ir_optimized", "annotate", "llvm", "llvm_optimized")
@@ -51,20 +52,20 @@ class _Hooks:
 
     def prefix(self, inputs: dict) -> str | None:
         self.captured = inputs["captured"]
-        self.dependencies, self.why_not = cache_keys.record_dependencies(
+        self.dependencies, self.why_not = keys.record_dependencies(
             inputs["captured"],
             self.request.template_values,
-            cache_keys.compound_types(self.request),
+            keys.compound_types(self.request),
         )
         if inputs.get("uncacheable"):  # tracing read something it cannot follow
             self.dependencies, self.why_not = None, inputs["uncacheable"]
         if self.dependencies is None:
             self.wants_object = False
             return None
-        self.key = cache_keys.full_key(self.pre, self.dependencies)
+        self.key = keys.full_key(self.pre, self.dependencies)
         prefix = f"tin_{symbol_name(self.request.name)}_{self.key[:24]}"
-        if self.key in cache_policy.loaded:  # recompiling a key loaded here: the JIT has it
-            prefix += f"_{len(cache_policy.loaded)}"
+        if self.key in policy.loaded:  # recompiling a key loaded here: the JIT has it
+            prefix += f"_{len(policy.loaded)}"
         return prefix
 
     def keep(self, artifact: Artifact) -> None:
@@ -78,40 +79,42 @@ def compile_cached(request: CompileRequest):
         backend.start()
         return _with_cache_report(compile_kernel(request), "off")
     started = time.perf_counter()
-    store = cache_policy.store_for(settings, backend.cache_subdir)
+    store = policy.store_for(settings, backend.cache_subdir)
     backend.start(store)
-    pre = cache_keys.pre_key(request, cache_keys.target_description(backend))
+    pre = keys.pre_key(request, keys.target_description(backend))
     if pre is None:
         return _uncacheable(request, "a template argument has no stable fingerprint")
     # print_ir asks to see the passes run: a hit would run none (the entry is rewritten)
     # an index entry is trusted only for the key its pre-key and dependencies make: one
     # edited to name another entry is ignored (and replaced), never loaded
-    key_of = functools.partial(cache_keys.full_key, pre)
+    key_of = functools.partial(keys.full_key, pre)
     candidates = [] if request.options.print_ir else store.candidates(pre, key_of)
     for candidate in candidates:
         dependencies, key = candidate.get("dependencies"), candidate.get("key")
         if not isinstance(dependencies, list) or not isinstance(key, str):
             continue
-        values = cache_keys.dependencies_hold(
+        values = keys.dependencies_hold(
             dependencies,
             request.source.func,
             request.template_values,
-            cache_keys.compound_types(request),
+            keys.compound_types(request),
         )
         if values is None:
             continue
         hit = _load(store, key, request, started, values, dependencies, pre)
         if hit is not None:
-            cache_policy.stats["hits"] += 1
+            policy.stats["hits"] += 1
             return hit
+    # the trace is to be stored: it checks what it reads with the cache's fingerprints
+    request = dataclasses.replace(request, fingerprint=fingerprint)
     hooks = _Hooks(request, pre)
     result = compile_kernel(request, hooks)
     if hooks.key is None:
         return _uncacheable(request, hooks.why_not, result)
     if not _save(store, hooks, result, request):
         return _uncacheable(request, "a field it uses is reached only indirectly", result)
-    cache_policy.stats["misses"] += 1
-    cache_policy.remember_loaded(hooks.key, getattr(result[0], "code", None))
+    policy.stats["misses"] += 1
+    policy.remember_loaded(hooks.key, getattr(result[0], "code", None))
     return _with_cache_report(result, "miss")
 
 
@@ -119,7 +122,7 @@ _told: set = set()
 
 
 def _uncacheable(request, why: str, result=None):
-    cache_policy.stats["uncacheable"] += 1
+    policy.stats["uncacheable"] += 1
     if request.name not in _told:  # once per kernel, not at every specialisation
         _told.add(request.name)
         _log.debug("kernel '%s' is not cached: %s", request.name, why)
@@ -137,7 +140,7 @@ def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> 
     _compiled, stages, _inputs = result
     artifact = hooks.artifact
     values = [hooks.captured[(scope, name)] for scope, name, _ in hooks.dependencies]
-    trees = cache_keys.locate_trees(artifact.tree_slots, request.template_values, values)
+    trees = keys.locate_trees(artifact.tree_slots, request.template_values, values)
     if trees is None:
         return False
     header, payload = request.backend.serialise(artifact, request.source)
@@ -152,7 +155,7 @@ def _save(store: CacheStore, hooks: _Hooks, result, request: CompileRequest) -> 
     except OSError as error:  # a read-only or full disk must not stop the kernel
         _log.warning("offline cache: cannot write %s: %s", store.dir, error)
         return True
-    cache_policy.keep_within_size(store, request.cache)
+    policy.keep_within_size(store, request.cache)
     return True
 
 
@@ -171,13 +174,13 @@ def _load(
     header, payload = loaded
     if header.get("pre") != pre or header.get("dependencies") != dependencies:
         return None  # compiled for another kernel or other values: recompiled, replaced
-    trees = cache_keys.trees_now(header.get("trees") or [], request.template_values, values)
+    trees = keys.trees_now(header.get("trees") or [], request.template_values, values)
     if trees is None:
         return None
     backend = request.backend
     artifact = backend.deserialise(dict(header, trees=trees), payload, request.source)
-    address = cache_policy.loaded.get(key) or backend.load_code(artifact)
-    cache_policy.remember_loaded(key, address)
+    address = policy.loaded.get(key) or backend.load_code(artifact)
+    policy.remember_loaded(key, address)
     report = KernelReport.from_dict(header["report"])
     returns = return_count(request.return_type)
     layout = backend.arg_layout(request.params, list(report.written_arguments), returns)

@@ -7,7 +7,7 @@ Layout of ``<offline_cache_file_path>/<target>/`` (``cpu/`` for the CPU backend'
 - ``<key>.json``: metadata: version, kernel, size, created, last used, checksum (a use
   also sets the file's mtime, so a hit costs no rewrite);
 - ``index/<pre-key>.json``: the dependency lists seen for a pre-key and their keys
-  (``compiler/cache_keys.py``).
+  (``cache/keys.py``).
 
 Every file is written to a temporary name and renamed into place, so readers see a
 whole old file or a whole new one; several processes may share the directory. The
@@ -22,7 +22,7 @@ entry), or that leads to a payload made for something else, is not trusted eithe
 What the checksum protects against is accidents (a full disk, a killed writer, a stray
 edit). It does not protect against someone who can write the directory: they could
 write a valid entry. That is why the store loads code only from directories and files
-the current user owns and nobody else can write (``runtime/cache_files.py``).
+the current user owns and nobody else can write (``cache/files.py``).
 
     >>> store = CacheStore("/tmp/ti_notebook_doctest_cache")
     >>> store.clear(); store.info()["entries"]
@@ -40,7 +40,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from ti_notebook.runtime.cache_files import (
+from ti_notebook.cache.files import (
     atomic_write,
     is_key,
     read_regular,

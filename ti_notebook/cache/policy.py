@@ -1,7 +1,7 @@
 """Which cache directory a compilation uses, and keeping it within its size.
 
-One :class:`~ti_notebook.runtime.cache.CacheStore` per directory and backend (named by
-its ``cache_subdir``: ``cpu/`` today). The store on disk is the runtime's; this module
+One :class:`~ti_notebook.cache.store.CacheStore` per directory and backend (named by
+its ``cache_subdir``: ``cpu/`` today). The store on disk is ``store.py``; this module
 decides which one, counts hits and misses for ``ti.cache.info()``, and cleans the
 directory by ``offline_cache_cleaning_policy`` when it grows past
 ``offline_cache_max_size_of_files`` (``session/cache.py`` also cleans at exit, as Taichi
@@ -18,8 +18,8 @@ from __future__ import annotations
 import contextlib
 import weakref
 
+from ti_notebook.cache.store import CacheStore, default_path
 from ti_notebook.compiler.request import CacheSettings
-from ti_notebook.runtime.cache import CacheStore, default_path
 from ti_notebook.version import __version__
 
 stats = {"hits": 0, "misses": 0, "uncacheable": 0}

@@ -1,7 +1,7 @@
 """Fingerprints: a text per Python value that is the same in every process, or None.
 
 The offline cache reuses object code only when every value tracing read still has the
-fingerprint it had (``compiler/cache_keys.py``). Values a kernel reads by name or by
+fingerprint it had (``cache/keys.py``). Values a kernel reads by name or by
 attribute path (``frontend/recorder.py``) print as follows:
 
 - numbers, strings, enum members, tuples, lists, dicts and small arrays: their value;
@@ -24,6 +24,9 @@ attribute path (``frontend/recorder.py``) print as follows:
   name and the library's version;
 - anything else - an arbitrary object - has no fingerprint: the kernel is not cached.
 
+Printing only reads: a field or SNode of a tree not finalised yet has no print (the
+session finalises ``ti.root``'s pending tree before it keys a compile).
+
     >>> fingerprint(3), fingerprint((1.5, 2))
     ('int:3', "tuple:['float:1.5', 'int:2']")
     >>> fingerprint(object()) is None
@@ -42,14 +45,12 @@ import enum
 import functools
 import hashlib
 import inspect
-import os
-import site
 import sys
 import types as pytypes
-from pathlib import Path
 
 import numpy as np
 
+from ti_notebook.frontend.origins import compiler_owned, is_ours, library_version
 from ti_notebook.frontend.source import source_of
 from ti_notebook.ir.types import DataType
 from ti_notebook.lang.data_oriented import is_data_oriented
@@ -72,61 +73,6 @@ _DYNAMIC_READS = frozenset({"globals", "vars", "eval", "exec", "__dict__", "__im
 def fingerprint(value) -> str | None:
     """The fingerprint of a value a kernel read by name or attribute path."""
     return _Printer().print(value, None)
-
-
-def compiler_owned(value) -> bool:
-    """ti_notebook's own modules, functions and classes (not its instances: a field is
-    the user's data)."""
-    if isinstance(value, pytypes.ModuleType):
-        return _is_ours(value.__name__)
-    if isinstance(value, (type, pytypes.FunctionType, pytypes.BuiltinFunctionType)):
-        return _is_ours(getattr(value, "__module__", None) or "")
-    return False
-
-
-def _is_ours(module: str) -> bool:
-    return module == "ti_notebook" or module.startswith("ti_notebook.")
-
-
-_library_roots: dict[str, bool] = {}
-
-
-@functools.cache
-def _library_dirs() -> tuple[Path, ...]:
-    # The standard library's folder (os lives there) and the site-packages folders;
-    # not sysconfig.get_paths(), whose first call costs a warm start ~2 ms.
-    found = {os.path.dirname(os.__file__), *site.getsitepackages()}
-    if site.ENABLE_USER_SITE and site.USER_SITE:
-        found.add(site.USER_SITE)
-    return tuple(Path(p).resolve() for p in found)
-
-
-def library_version(module: str) -> str | None:
-    """The version of the installed library (or standard-library module) ``module``
-    belongs to; None for user code: a script, a notebook, a module next to them, an
-    editable checkout - also one named like a standard module (``test.py``), which is
-    why this looks where the module's file is, not at its name.
-
-        >>> library_version("math") is not None, library_version("made_at_run_time")
-        (True, None)
-    """
-    root = module.partition(".")[0]
-    known = _library_roots.get(root)
-    if known is None:
-        if root in sys.builtin_module_names:
-            known = True
-        else:
-            file = getattr(sys.modules.get(root), "__file__", None)
-            if not file:
-                return None  # made at run time, or a notebook's __main__: user code
-            path = Path(file).resolve()
-            known = any(path.is_relative_to(folder) for folder in _library_dirs())
-        _library_roots[root] = known
-    if not known:
-        return None
-    if root in sys.stdlib_module_names or root in sys.builtin_module_names:
-        return f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    return str(getattr(sys.modules[root], "__version__", "?"))
 
 
 def _named(value) -> str:
@@ -274,18 +220,17 @@ def _compiler_value(value, names) -> str | None:
     if isinstance(value, DataType):
         return f"dtype:{value.name}"
     if isinstance(value, Field):
-        if names is not None and value._tree is None:
-            return ""  # Python code naming an unplaced field: printing must not place it
-        try:
-            value._materialize()  # as tracing would: a field of ti.root's pending tree
-        except Exception:
+        # Printing only reads: the session finalises ti.root's pending tree before it
+        # keys a compile (session/compiling.py), so a field with no tree here is one
+        # no kernel can use yet (an unfinalised FieldsBuilder's, an unplaced one's).
+        if value._tree is None or value._tree.destroyed:
             return ""
         adjoints = [
-            relocatable(adjoint.layout())
+            relocatable(adjoint._layout)
             for adjoint in (value._grad, value._dual)
             if adjoint is not None and adjoint._tree is not None
         ]  # where the grad kernels find them
-        return f"field:{relocatable(value.layout())!r}" + (f":{adjoints!r}" if adjoints else "")
+        return f"field:{relocatable(value._layout)!r}" + (f":{adjoints!r}" if adjoints else "")
     if isinstance(value, MatrixField):
         parts = [_compiler_value(c, names) for c in value.components]
         return "" if "" in parts else f"matrix_field:{value.n}x{value.m}:{parts}"
@@ -309,6 +254,8 @@ def _compiler_value(value, names) -> str | None:
             return ""
         return f"struct_type:{describe(value)}:{methods}"
     if isinstance(value, SNode):
+        if value.builder.tree is None:  # layout() would finalise ti.root's pending tree
+            return ""
         try:
             return f"snode:{relocatable(value.layout())!r}"
         except Exception:
@@ -343,7 +290,7 @@ def _annotations(func: Func) -> str | None:
         value = resolve_annotation(func.func, annotation)
         text = _Printer().print(value, None)
         attributes = getattr(value, "__dict__", None)
-        if text is None and _is_ours(type(value).__module__) and attributes is not None:
+        if text is None and is_ours(type(value).__module__) and attributes is not None:
             # ti.template(), ti.types.ndarray(...): a ti_notebook object, told by its state
             state = _Printer().print(dict(attributes), None)
             text = state and f"{_named(type(value))}:{state}"

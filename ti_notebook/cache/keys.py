@@ -8,7 +8,7 @@ A kernel's cache key has two parts:
 - its *dependencies*, learnt by the first trace: every Python value the kernel and the
   ``ti.func``\\ s it reaches read, as a path from a name in a scope
   (``["<kernel>", "Params.scale", fingerprint]``, ``frontend/recorder.py``), with the
-  value's fingerprint (``frontend/fingerprint.py``: a func's is its source, a field's its
+  value's fingerprint (``cache/fingerprint.py``: a func's is its source, a field's its
   memory plan, a Python helper's its code, closure, defaults and the globals it names),
   and what such helpers read from the process (an environment variable, a file,
   ``sys.argv``: ``frontend/process_reads.py``).
@@ -32,9 +32,9 @@ import hashlib
 import json
 from pathlib import Path
 
+from ti_notebook.cache.fingerprint import fingerprint
 from ti_notebook.compiler.request import CompoundType
 from ti_notebook.frontend import process_reads
-from ti_notebook.frontend.fingerprint import fingerprint
 from ti_notebook.frontend.recorder import KERNEL_SCOPE, TEMPLATE_SCOPE, closure_vars, scope_of
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.func import Func
