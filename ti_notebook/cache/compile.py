@@ -8,7 +8,9 @@
 The backend says how its artifact serialises (``Backend.serialise``); its entries live
 in its own folder of the cache directory (``cache/policy.py``). With
 ``print_ir=True`` a kernel is compiled (and its entry rewritten) even when the cache
-holds it: the point is to see the passes run.
+holds it: the point is to see the passes run. A trace the cache will store gets the
+cache's fingerprint function on its request (``CompileRequest.fingerprint``), with which
+tracing checks what it reads: the frontend never imports the cache.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)

@@ -35,7 +35,7 @@ from ti_notebook.session import stale_globals
 from ti_notebook.session.specialisation import Specialisation
 from ti_notebook.session.specialisation_label import label
 
-# One compile at a time: tracing finalises ti.root's pending tree and the JIT is
+# One compile at a time: a compile finalises ti.root's pending tree and the JIT is
 # shared, so two threads' first calls must not interleave.
 COMPILE_LOCK = threading.RLock()
 
