@@ -38,8 +38,14 @@ def test_resources_stage_has_every_task_with_occupancy_per_block_dim():
     assert first.block_dim == 256 and first.resources.registers > 0
     assert set(first.occupancy) == {"sm_90", "sm_80"}
     assert tuple(first.occupancy["sm_80"]) == BLOCK_DIMS
+    # the warps' totals of the reduction meet in 32 f32 slots of shared memory
+    assert first.resources.shared_bytes == 32 * 4
     expected = theoretical_occupancy(
-        "sm_80", block_size=64, registers=first.resources.registers, barriers=1
+        "sm_80",
+        block_size=64,
+        registers=first.resources.registers,
+        shared_bytes=first.resources.shared_bytes,
+        barriers=1,
     )
     assert first.occupancy["sm_80"][64] == expected
     assert "occupancy at block_dim 256" in str(resources)
