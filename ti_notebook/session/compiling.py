@@ -2,8 +2,9 @@
 
 The session builds the compiler's request from the kernel, the specialisation its
 arguments select and the configuration ``ti.init`` set, compiles it through the offline
-cache, and gives the launchable what the session knows of it: the specialisation's name
-on the profiler's events and its random stream.
+cache, and hands the backend what the session knows of it (the specialisation's name,
+the session's random seed), which the backend gives the launchable: names on the
+profiler's events and a random stream.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -22,14 +23,12 @@ import threading
 import time
 
 from ti_notebook.cache.compile import compile_cached
+from ti_notebook.compiler.backends.base import LaunchIdentity
 from ti_notebook.compiler.backends.cuda import cuda_backend
-from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.frontend.source import source_of
 from ti_notebook.lang import snode
-from ti_notebook.runtime import profiler, random_streams
-from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
 from ti_notebook.session import config as _config
 from ti_notebook.session import stale_globals
 from ti_notebook.session.specialisation import Specialisation
@@ -101,10 +100,11 @@ def compile_specialisation(kernel, chosen: Specialisation) -> Compiled:
     launcher, stages, inputs = compile_cached(request)
     watch = stale_globals.watched(kernel.func, inputs.get("captured", {}))
     name = label(kernel.name, chosen.params, chosen.templates, chosen.runtime_args)
-    _describe_for_profiler(launcher, stages["report"], kernel.name, name, started)
-    # the same stream on a cold compile and a cache hit: see random_streams
     session = _config.current()
-    random_streams.attach(launcher, request, session, session.random_seed)
+    identity = LaunchIdentity(
+        kernel.name, name, stages["report"], started, session, session.random_seed
+    )
+    request.backend.identify(launcher, request, identity)
     return Compiled(launcher, stages, name, watch)
 
 
@@ -116,24 +116,3 @@ def stages_for_arch(kernel, chosen: Specialisation, compute_capability: str) -> 
     with COMPILE_LOCK:
         finalise_pending_trees()
         return compile_cached(request)[1]
-
-
-def _describe_for_profiler(
-    compiled, report: KernelReport, kernel: str, name: str, started: int
-) -> None:
-    """Labels ``compiled``'s profiler events with its specialisation ``name`` and what
-    the compiler knows of its tasks; with the profiler on, records the compile span."""
-    tasks = tuple(
-        TaskInfo(
-            t.kind,
-            t.loop_config,
-            t.bytes_per_iteration,
-            t.flops_per_iteration,
-            getattr(t, "description", "") or "",
-        )
-        for t in report.tasks
-    )
-    compiled.about = KernelProfile(kernel, name, compiled.about.device, tasks)
-    if profiler.enabled:
-        what = "cache load" if report.cache == "hit" else "compile"
-        profiler.record_span(Span(what, kernel, name, started, time.monotonic_ns()))

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import time
 
 from ti_notebook.errors import SourcePos
 from ti_notebook.ir.capabilities import Capabilities
 from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.launch_abi import Launch
 from ti_notebook.ir.options import CompileOptions
+from ti_notebook.runtime import profiler, random_streams
+from ti_notebook.runtime.profiler_events import KernelProfile, Span, TaskInfo
 
 
 @dataclasses.dataclass
@@ -121,6 +124,20 @@ class Target(abc.ABC):
         )
 
 
+@dataclasses.dataclass(frozen=True)
+class LaunchIdentity:
+    """What the session knows of a specialisation that its launches carry: the kernel's
+    name, the specialisation's ``label`` ("fill[x]"), the compile's report and start
+    (``time.monotonic_ns``), and the session object and seed its random stream follows."""
+
+    kernel: str
+    label: str
+    report: object  # compiler.report.KernelReport
+    started_ns: int
+    session: object
+    random_seed: int
+
+
 class Runtime(abc.ABC):
     """What loads a target's code and launches it."""
 
@@ -142,6 +159,34 @@ class Runtime(abc.ABC):
     @abc.abstractmethod
     def launchable(self, name: str, entry, layout, return_type, artifact: Artifact):
         """The object a kernel call launches."""
+
+    def identify(self, launchable, request, identity: LaunchIdentity) -> None:
+        """Gives a new ``launchable`` (compiled or loaded from the offline cache for
+        ``request``) what its launches carry: the specialisation's name and its tasks on
+        the profiler's events, and its random stream (the same on a cold compile and a
+        cache hit: ``runtime/random_streams.py``); with the profiler on, records the
+        compile's span."""
+        report = identity.report
+        tasks = tuple(
+            TaskInfo(
+                t.kind,
+                t.loop_config,
+                t.bytes_per_iteration,
+                t.flops_per_iteration,
+                getattr(t, "description", "") or "",
+            )
+            for t in report.tasks
+        )
+        launchable.about = KernelProfile(
+            identity.kernel, identity.label, launchable.about.device, tasks
+        )
+        if profiler.enabled:
+            what = "cache load" if report.cache == "hit" else "compile"
+            span = Span(
+                what, identity.kernel, identity.label, identity.started_ns, time.monotonic_ns()
+            )
+            profiler.record_span(span)
+        random_streams.attach(launchable, request, identity.session, identity.random_seed)
 
     def annotate(self, kernel: KernelIR, artifact: Artifact) -> None:  # noqa: B027 - optional
         """Adds what its launcher needs from the IR to a new artifact (nothing here)."""
@@ -210,6 +255,9 @@ class Backend:
 
     def launchable(self, name: str, entry, layout, return_type, artifact: Artifact):
         return self.runtime.launchable(name, entry, layout, return_type, artifact)
+
+    def identify(self, launchable, request, identity: LaunchIdentity) -> None:
+        self.runtime.identify(launchable, request, identity)
 
     def target_stage(self, stage: str, optimized_text: str, stages=None):
         return self.target.target_stage(stage, optimized_text, stages)
