@@ -13,12 +13,16 @@ With the profiler off, launches pay one flag test and compile no instrumentation
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu, kernel_profiler=True)
+    >>> x = ti.field(ti.f32, shape=8)
     >>> @ti.kernel
-    ... def nothing():
-    ...     pass
-    >>> nothing(); nothing()
-    >>> ti.profiler.query_kernel_profiler_info("nothing").counter
-    2
+    ... def fill(v: ti.f32):
+    ...     for i in x:
+    ...         x[i] = v
+    >>> for k in range(3):
+    ...     fill(k)
+    >>> info = query_kernel_profiler_info("fill")
+    >>> info.counter, info.min <= info.avg <= info.max, len(launches())
+    (3, True, 3)
 """
 
 from __future__ import annotations
