@@ -1,6 +1,7 @@
 """A ``ti.ndarray`` lives on the device once a CUDA kernel takes it
-(``runtime/array_homes.py``, ``runtime/cuda/array_mirrors.py``): launches move no data,
-the host's reads bring it back once; NumPy arrays are still copied for each launch."""
+(``runtime/array_homes.py``; its copy is a ``runtime/cuda/memory.py`` ``DeviceTree``):
+launches move no data, the host's reads bring it back once; NumPy arrays are still
+copied for each launch."""
 
 from __future__ import annotations
 

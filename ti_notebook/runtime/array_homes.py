@@ -3,10 +3,11 @@ kernel has used it.
 
 A NumPy array passed to a kernel is copied to the device for each launch (and back when
 the kernel writes it), as Taichi does. A ``ti.ndarray`` is the kernel's own array: the
-first CUDA launch that takes it gives it a device copy (``runtime/cuda/array_mirrors.py``)
-and later launches use that copy as it is, so a loop of kernels over a ``ti.ndarray``
-moves no data. The copy keeps two flags: ``dirty`` (the host wrote since the last
-upload) and ``stale`` (a kernel wrote since the host last downloaded). The ndarray's
+first CUDA launch that takes it gives it a device copy, kept as a field tree's is
+(``runtime/cuda/memory.py``'s ``DeviceTree``, over the whole array), and later launches
+use that copy as it is, so a loop of kernels over a ``ti.ndarray`` moves no data. The
+copy's ``dirty`` bytes are those the host wrote since the last upload, its ``stale``
+ones those a kernel wrote since the host last downloaded. The ndarray's
 methods call :meth:`ArrayHome.before_host_access` before they touch the host array and
 :meth:`ArrayHome.after_bulk_write` after ``from_numpy``/``fill``.
 
@@ -36,10 +37,14 @@ class ArrayHome:
     launch takes the array)."""
 
     __slots__ = ("__weakref__", "array", "device")
+    # what a device copy asks of the memory it mirrors, as of a field tree's
+    tree_id = None
+    commits_lazily = False
+    alive = True
 
     def __init__(self, array: np.ndarray) -> None:
         self.array = array
-        self.device = None  # an array_mirrors.ArrayMirror once a CUDA kernel used it
+        self.device = None  # a cuda.memory.DeviceTree once a CUDA kernel used it
 
     @property
     def address(self) -> int:
@@ -53,7 +58,7 @@ class ArrayHome:
         """The host is about to read (``write``: change) the array; ``covers``: the write
         replaces every element, so a newer device copy need not come back first."""
         if self.device is not None:
-            self.device.before_host_access(write, covers)
+            self.device.before_host_access(write, (0, self.nbytes), covers)
 
     def after_bulk_write(self) -> None:
         """After ``from_numpy``/``fill``: the device copy gets the elements now, as

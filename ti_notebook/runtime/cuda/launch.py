@@ -47,9 +47,7 @@ from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir.devices import CudaDevice
 from ti_notebook.ir.launch_abi import TASK_KINDS, Launch, grid_dim
 from ti_notebook.runtime import array_homes, profiler
-from ti_notebook.runtime.cuda import array_mirrors
 from ti_notebook.runtime.cuda import memory as cuda_memory
-from ti_notebook.runtime.cuda.array_mirrors import ArrayMirror
 from ti_notebook.runtime.cuda.driver import KernelParams
 from ti_notebook.runtime.launch import ArgLayout, CompiledKernel
 from ti_notebook.runtime.profiler_events import KernelProfile, LaunchEvent, TaskEvent
@@ -183,8 +181,7 @@ class DeviceKernel(CompiledKernel):
             self.run_tasks()
         finally:  # even a failed launch may have written the trees and ndarrays
             cuda_memory.after_launch(self.written_trees)
-            for mirror in resident:
-                mirror.stale = True
+            cuda_memory.after_launch(resident)
         for host, device, nbytes in copies:
             self.context.download(host, device, nbytes)
         if self.vprintf:
@@ -227,7 +224,7 @@ class DeviceKernel(CompiledKernel):
         if nbytes and self.return_slots is not None:
             self.context.download(self.ctx_address + offset, self.ctx_device + offset, nbytes)
 
-    def stage_arrays(self) -> tuple[list[tuple[int, int, int]], list[ArrayMirror]]:
+    def stage_arrays(self) -> tuple[list[tuple[int, int, int]], list[cuda_memory.DeviceTree]]:
         """Puts each ndarray argument's device address in the context: a ``ti.ndarray``'s
         own device copy (uploaded only if the host changed it), else a buffer of the
         launcher's that the NumPy array is copied to. Returns the (host, device, bytes)
@@ -238,12 +235,11 @@ class DeviceKernel(CompiledKernel):
             nbytes = math.prod(shape) * slot.itemsize
             home = array_homes.lookup(host, nbytes) if nbytes else None
             if home is not None:
-                mirror = array_mirrors.attach(home, self.context)
-                if mirror.dirty:
-                    mirror.upload()
+                copy = cuda_memory.attach_array(home, self.context)
+                cuda_memory.before_launch([copy])
                 if slot.written:
-                    resident.append(mirror)
-                struct.pack_into("<Q", self.ctx, slot.offset, mirror.address)
+                    resident.append(copy)
+                struct.pack_into("<Q", self.ctx, slot.offset, copy.address)
                 continue
             if nbytes > slot.capacity:
                 if slot.address:

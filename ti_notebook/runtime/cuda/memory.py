@@ -46,6 +46,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ti_notebook.runtime.array_homes import ArrayHome
 from ti_notebook.runtime.byte_spans import ByteSpans
 from ti_notebook.runtime.launch import no_launch_running
 from ti_notebook.runtime.memory import PAGE, TreeMemory
@@ -53,7 +54,7 @@ from ti_notebook.runtime.memory import PAGE, TreeMemory
 STAGING_BYTES = 16 << 20  # a sparse tree downloads through a buffer of this size
 MERGE_GAP_PAGES = 16  # upload zero gaps this short with their neighbours: fewer copies
 
-__all__ = ["DeviceTree", "after_launch", "attach", "before_launch"]
+__all__ = ["DeviceTree", "after_launch", "attach", "attach_array", "before_launch"]
 
 
 def page_flags(data: np.ndarray) -> np.ndarray:
@@ -156,12 +157,15 @@ class DeviceTree:
     the same ``alloc/free/upload/download/memset`` methods).
     """
 
-    def __init__(self, tree: TreeMemory, context) -> None:
+    def __init__(self, tree: TreeMemory | ArrayHome, context) -> None:
         self.context = context
-        self.tree_id = tree.tree_id
+        self.tree_id = tree.tree_id  # None: a ti.ndarray's memory
         self.nbytes = tree.nbytes
         self.commits_lazily = tree.commits_lazily
-        what = f"{tree.nbytes:,} bytes for SNode tree {tree.tree_id}"
+        if tree.tree_id is None:
+            what = f"a ti.ndarray of {tree.nbytes:,} bytes"
+        else:
+            what = f"{tree.nbytes:,} bytes for SNode tree {tree.tree_id}"
         self.address = context.alloc(tree.nbytes, what)
         self._tree = weakref.ref(tree)  # the tree holds this copy, not the other way
         self.dirty = ByteSpans([(0, tree.nbytes)])  # host-written since the last upload
@@ -253,6 +257,17 @@ class DeviceTree:
                 else:  # zeros: give the host pages back rather than write them
                     tree.zero(offset + begin, stop - begin)
 
+    def detach(self) -> None:
+        """Brings what a kernel changed home and frees the copy; its owner has none
+        then (``ti.reset()`` for a ``ti.ndarray``)."""
+        owner = self._tree()
+        with no_launch_running():
+            if self.stale:
+                self.download()
+            self.free()
+        if owner is not None and owner.device is self:
+            owner.device = None
+
     def __repr__(self) -> str:
         state = (
             "host newer" if self.host_newer else "device newer" if self.device_newer else "equal"
@@ -265,6 +280,16 @@ def attach(tree: TreeMemory, context) -> DeviceTree:
     if tree.device is None:
         tree.device = DeviceTree(tree, context)
     return tree.device
+
+
+def attach_array(home: ArrayHome, context) -> DeviceTree:
+    """A ``ti.ndarray``'s device copy (``runtime/array_homes.py``), made (empty,
+    host-newer) on first use; a copy made in another context is brought home first."""
+    if home.device is not None and home.device.context is not context:
+        home.device.detach()
+    if home.device is None:
+        home.device = DeviceTree(home, context)
+    return home.device
 
 
 def before_launch(trees: Iterable[DeviceTree]) -> None:
