@@ -41,7 +41,10 @@ from ti_notebook.lang.assigned_names import assigned_name
 from ti_notebook.lang.validate import extents
 from ti_notebook.plan.layout import FieldLayout
 from ti_notebook.runtime import host_copy
-from ti_notebook.runtime.memory import before_host_access, upload_host_writes, view_span
+from ti_notebook.runtime.memory import (
+    before_view_access,
+    writing_every_element,
+)
 
 _live_trees: weakref.WeakSet = weakref.WeakSet()
 
@@ -229,23 +232,11 @@ class Field:
         address = self._layout.address(index)
         return self._tree.memory.view(self.dtype.np_dtype, address, (), ())
 
-    def _host_span(self) -> tuple[int, int] | None:
-        """The bytes of the tree this field's elements span (None: sparse, the whole
-        tree), for keeping a device copy coherent field by field."""
-        if self._view is None:
-            return None
-        return view_span(self._memory, self._view)
-
-    def _fills(self, span: tuple[int, int] | None) -> bool:
-        """Whether writing every element writes every byte of ``span`` (no other
-        field's bytes lie between this one's)."""
-        return span is not None and self._view.nbytes == span[1] - span[0]
-
     def __getitem__(self, key):
         self._materialize()
         index = self._position(self._index(key))
         if self._memory.device is not None:  # a CUDA copy: see runtime/memory.py
-            before_host_access(self._memory, write=False, span=self._host_span())
+            before_view_access(self._memory, False, self._view)
         if self._view is not None:
             return self._view[index].item()
         return self._element(index)[()].item()
@@ -261,7 +252,7 @@ class Field:
         from ti_notebook.lang import sparse
 
         if self._memory.device is not None:
-            before_host_access(self._memory, write=True, span=self._host_span())
+            before_view_access(self._memory, True, self._view)
         if self._view is not None:
             self._view[index] = value
             return
@@ -272,13 +263,8 @@ class Field:
         self._materialize()
         value = exact_numbers.scalar(value, self.dtype, self.label)
         if self._view is not None:
-            device = self._memory.device is not None
-            if device:
-                span = self._host_span()
-                before_host_access(self._memory, True, span, covers=self._fills(span))
-            self._view[...] = value
-            if device:  # sent now, as Taichi's fill kernel would, not at the next launch
-                upload_host_writes(self._memory)
+            with writing_every_element(self._memory, self._view):
+                self._view[...] = value
             return
         # Taichi's rule: the active cells only, activating none
         loop_registry.loops().fill(self, [value])
@@ -287,7 +273,7 @@ class Field:
         self._materialize()
         if self._view is not None:
             if self._memory.device is not None:
-                before_host_access(self._memory, write=False, span=self._host_span())
+                before_view_access(self._memory, False, self._view)
             return host_copy.copy_out(self._view, dtype, _settings.current().num_threads)
         values = loop_registry.loops().to_numpy(self)  # inactive: 0
         return values.astype(dtype) if dtype is not None else values
@@ -301,13 +287,8 @@ class Field:
                 f"'{self.name}' of shape {self.shape}"
             )
         if self._view is not None:
-            device = self._memory.device is not None
-            if device:
-                span = self._host_span()
-                before_host_access(self._memory, True, span, covers=self._fills(span))
-            host_copy.copy_into(self._view, array, _settings.current().num_threads)
-            if device:  # sent now, as Taichi's copy kernel would, not at the next launch
-                upload_host_writes(self._memory)
+            with writing_every_element(self._memory, self._view):
+                host_copy.copy_into(self._view, array, _settings.current().num_threads)
             return
         # as fill(): active cells only
         loop_registry.loops().from_numpy(self, array)

@@ -58,7 +58,7 @@ from ti_notebook.lang.matrix_algebra import MatrixAlgebra
 from ti_notebook.lang.matrix_arith import MatrixArithmetic
 from ti_notebook.lang.swizzles import add_swizzles
 from ti_notebook.runtime import host_copy
-from ti_notebook.runtime.memory import before_host_access, upload_host_writes, view_span
+from ti_notebook.runtime.memory import before_view_access, writing_every_element
 
 
 def _entries(arr, what: str, dt) -> tuple[np.ndarray, object]:
@@ -353,8 +353,9 @@ class MatrixField:
         return [c.layout() for c in self.components]
 
     def to_numpy(self, dtype=None) -> np.ndarray:
-        view = self._device_synced_view(write=False)
-        if view is not None:  # one strided copy (element_views.py)
+        view = self._combined_view()
+        if view is not None:  # one strided copy, after the device copy of its bytes
+            before_view_access(self.components[0]._memory, False, view)
             return host_copy.copy_out(view, dtype, _settings.current().num_threads)
         # sparse or split layouts: one compiled loop, zeros for inactive cells
         values = loop_registry.loops().to_numpy(self)
@@ -368,10 +369,10 @@ class MatrixField:
                 f"from_numpy: array of shape {array.shape} does not match {self.label} "
                 f"of shape {expected}"
             )
-        view = self._device_synced_view(write=True)
+        view = self._combined_view()
         if view is not None:
-            host_copy.copy_into(view, array, _settings.current().num_threads)
-            self._send_host_writes()
+            with writing_every_element(self.components[0]._memory, view):
+                host_copy.copy_into(view, array, _settings.current().num_threads)
             return
         loop_registry.loops().from_numpy(self, array)
 
@@ -388,21 +389,9 @@ class MatrixField:
         """
         loop_registry.loops().copy_from(self, other)
 
-    def _device_synced_view(self, write: bool):
-        """All components as one view, after the device copy (if any) of the bytes it
-        spans is brought back (a write that fills them all brings nothing back)."""
-        view = element_views.combined_view(self.components, self.element_shape)
-        memory = self.components[0]._memory
-        if view is not None and memory.device is not None:
-            span = view_span(memory, view)
-            covers = write and view.nbytes == span[1] - span[0]
-            before_host_access(memory, write, span, covers)
-        return view
-
-    def _send_host_writes(self) -> None:
-        """After a bulk write: the device copy gets it now, as Taichi's copy kernel
-        would, rather than at the next launch."""
-        upload_host_writes(self.components[0]._memory)
+    def _combined_view(self):
+        """All components as one view (``element_views.py``), or None."""
+        return element_views.combined_view(self.components, self.element_shape)
 
     def fill(self, value) -> None:
         items = self._element_values(value)
@@ -411,13 +400,13 @@ class MatrixField:
         if first._view is None:  # sparse or split: one compiled loop for all components
             loop_registry.loops().fill(self, items)
             return
-        view = self._device_synced_view(write=True)
+        view = self._combined_view()
         if view is None:  # components apart: each its own view
             for component, item in zip(self.components, items, strict=True):
                 component.fill(item)
             return
-        view[...] = np.asarray(items, dtype=view.dtype).reshape(self.element_shape)
-        self._send_host_writes()
+        with writing_every_element(first._memory, view):
+            view[...] = np.asarray(items, dtype=view.dtype).reshape(self.element_shape)
 
     def _element_values(self, value) -> list:
         """One element's components from a number, list or vector, in the field's type."""

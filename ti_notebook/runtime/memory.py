@@ -30,11 +30,13 @@ download the tree; on the CPU it is one attribute test (field indexing inlines i
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import mmap
 import os
 import weakref
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -196,6 +198,41 @@ def upload_host_writes(tree: TreeMemory | None = None) -> None:
     for each in trees:
         if each.device is not None and each.device.dirty:
             each.device.upload()
+
+
+def before_view_access(tree: TreeMemory, write: bool, view: np.ndarray | None) -> None:
+    """:func:`before_host_access` for the bytes a field's ``view`` spans (None: a
+    sparse field, the whole tree).
+
+    >>> tree = allocate_tree(64)
+    >>> before_view_access(tree, False, tree.view(np.float32, 0, (16,), (4,)))
+    >>> tree.free()
+    """
+    if tree.device is not None:
+        span = view_span(tree, view) if view is not None else None
+        before_host_access(tree, write, span)
+
+
+@contextlib.contextmanager
+def writing_every_element(tree: TreeMemory, view: np.ndarray) -> Iterator[None]:
+    """Around a host write of every element of ``view``, a view of ``tree``
+    (``fill``, ``from_numpy``): a CUDA device copy brings back only the bytes that lie
+    between the view's elements (none when the view is contiguous), and gets the
+    written bytes as soon as the write is done, as Taichi's copy kernels would, rather
+    than at the next launch.
+
+    >>> tree = allocate_tree(64)
+    >>> with writing_every_element(tree, tree.view(np.float32, 0, (16,), (4,))):
+    ...     pass  # no device copy: nothing to do
+    >>> tree.free()
+    """
+    if tree.device is None:
+        yield
+        return
+    span = view_span(tree, view)
+    before_host_access(tree, True, span, covers=view.nbytes == span[1] - span[0])
+    yield
+    upload_host_writes(tree)
 
 
 def view_span(tree: TreeMemory, view: np.ndarray) -> tuple[int, int]:
