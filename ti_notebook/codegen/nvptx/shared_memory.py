@@ -95,14 +95,20 @@ def emit_local_array(e: FunctionEmitter, s: ir.LocalArrayStmt):
     if e.shared.dynamic:
         offset = ll.Constant(I64, e.shared.offsets[s.id])
         return e.entry_builder.gep(e.gen.dynamic_shared(), [offset], source_etype=I8)
-    array_type = ll.ArrayType(llvm_type(s.dtype), s.count)
-    name = f"{e.fn.name}_{s.name}{len(e.shared_arrays)}"
-    array = ll.GlobalVariable(e.module, array_type, name, addrspace=SHARED)
+    return untyped(static_array(e, llvm_type(s.dtype), s.count, s.name))
+
+
+def static_array(e: FunctionEmitter, element: ll.Type, count: int, name: str):
+    """A ``__shared__`` array of ``count`` ``element`` s for the task's kernel (a
+    block-local buffer, the warps' totals of a reduction), kept in ``e.shared_arrays``."""
+    array_type = ll.ArrayType(element, count)
+    symbol = f"{e.fn.name}_{name}{len(e.shared_arrays)}"
+    array = ll.GlobalVariable(e.module, array_type, symbol, addrspace=SHARED)
     array.linkage = "internal"
     array.initializer = ll.Constant(array_type, ll.Undefined)
     array.align = ALIGN
     e.shared_arrays.append(array)
-    return untyped(array)
+    return array
 
 
 def zero_shared(e: FunctionEmitter, ptr: ll.Value, nbytes: int) -> None:

@@ -31,7 +31,7 @@ import llvmlite.ir as ll
 
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.llvm_types import I32, I64, llvm_type
-from ti_notebook.codegen.nvptx.shared_memory import SHARED, barrier
+from ti_notebook.codegen.nvptx.shared_memory import barrier, static_array
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir import types
 from ti_notebook.ir.devices import WARP_SIZE
@@ -110,13 +110,7 @@ def _across_warps(e, op: str, total: ll.Value, dtype: types.DataType, tid: ll.Va
     """The block's combination of its warps' totals (lane 0 of each), valid in thread 0."""
     b = e.b
     element = llvm_type(dtype)
-    slots_type = ll.ArrayType(element, WARP)
-    name = f"{e.fn.name}_warp_totals{len(e.shared_arrays)}"
-    slots = ll.GlobalVariable(e.module, slots_type, name, addrspace=SHARED)
-    slots.linkage = "internal"
-    slots.initializer = ll.Constant(slots_type, ll.Undefined)
-    slots.align = 8
-    e.shared_arrays.append(slots)
+    slots = static_array(e, element, WARP, "warp_totals")
     lane = b.and_(tid, ll.Constant(I32, WARP - 1))
     warp = b.lshr(tid, ll.Constant(I32, 5))
 
