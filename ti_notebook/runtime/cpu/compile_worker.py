@@ -42,6 +42,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import itertools
 import os
 import subprocess
 import sys
@@ -285,7 +286,7 @@ def optimised_object(
     ``RuntimeError`` if the IR does not parse or verify. ``slp_vectorize``: see
     ``JitEngine.optimize``."""
     worker = _manager.worker() if enabled() else None
-    if _manager.compiles % TRIM_EVERY == 0:
+    if next(_compiles_seen) % TRIM_EVERY == 0:  # counted with the worker off too
         _trim_heap()
     why = _manager.warning()
     if why is not None:
@@ -308,6 +309,9 @@ def optimised_object(
             return _credited(*found)  # the worker's stages, as if they had run here
     _manager.count("in_process")
     return _in_process(llvm_text, speed_level, slp_vectorize)
+
+
+_compiles_seen = itertools.count(1)  # every compile this process asked for
 
 
 def _trim_heap() -> None:
