@@ -58,8 +58,8 @@ def unrolls(task: ir.OffloadedStmt, threads: int) -> bool:
 
 def mark_unrolled(module: ll.Module, branch: ll.Instruction) -> None:
     """Puts the unroll hint on ``branch``, the grid-stride loop's back edge."""
-    count = len(getattr(module, "_ti_unrolled_loops", ()))
-    module._ti_unrolled_loops = [*getattr(module, "_ti_unrolled_loops", ()), branch]
+    count = getattr(module, "_ti_unrolled_loops", 0)  # loops marked in this module
+    module._ti_unrolled_loops = count + 1
     hint = module.add_metadata(
         [ll.MetaDataString(module, "llvm.loop.unroll.count"), ll.Constant(I32, GRID_UNROLL)]
     )
