@@ -23,11 +23,16 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
     # it statement by statement shifts the rest of the block each time: quadratic)
     before: dict[int, list[ir.Stmt]] = {}
     blocks: dict[int, ir.Block] = {}
+    # by block: the arithmetic its accesses share (an index's scaled term, a tree's root),
+    # placed before the first access of the block that needs it
+    shared: dict[int, dict[tuple, ir.Stmt]] = {}
     if capabilities.non_temporal_stores:
         _mark_streaming_stores(kernel)
     for stmt in list(kernel.block.walk()):
         if isinstance(stmt, ir.GlobalPtrStmt):
-            emit = _Collect(stmt, before.setdefault(stmt.id, []))
+            emit = _Collect(
+                stmt, before.setdefault(stmt.id, []), shared.setdefault(id(stmt.parent), {})
+            )
             lowered[stmt.id] = _lower(kernel, stmt, emit)
             blocks[id(stmt.parent)] = stmt.parent
     for block in blocks.values():
@@ -47,11 +52,17 @@ def run(kernel: KernelIR, options: CompileOptions, capabilities: Capabilities) -
 
 
 class _Collect(arith.Emitter):
-    """Emits into ``stmts``: the statements that go before ``anchor`` in its block."""
+    """Emits into ``stmts``: the statements that go before ``anchor`` in its block;
+    ``shared`` holds what earlier accesses of the block made, for ``reused``."""
 
-    def __init__(self, anchor: ir.Stmt, stmts: list[ir.Stmt]) -> None:
+    def __init__(self, anchor: ir.Stmt, stmts: list[ir.Stmt], shared: dict) -> None:
         super().__init__(anchor)
-        self.stmts = stmts
+        self.stmts, self.shared = stmts, shared
+
+    def reused(self, key: tuple, make) -> ir.Stmt:
+        if key not in self.shared:
+            self.shared[key] = make()
+        return self.shared[key]
 
     def place(self, stmt: ir.Stmt) -> ir.Stmt:
         stmt.parent = self.anchor.parent
@@ -76,7 +87,7 @@ def _lower(kernel: KernelIR, ptr: ir.GlobalPtrStmt, emit: arith.Emitter) -> ir.S
         offset = emit.op("sub", offset, emit.const(start))
         root = buffer
     else:
-        root = emit(ir.RootPtrStmt(plan.tree_id))
+        root = emit.reused(("root", plan.tree_id), lambda: emit(ir.RootPtrStmt(plan.tree_id)))
     address = ir.PtrOffsetStmt(root, offset, field.dtype)
     address.pos = ptr.pos
     address.field = field if ptr.private is None else None
