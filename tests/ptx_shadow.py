@@ -7,7 +7,7 @@ on PATH) by wrapping the compile step of the offline-cache path
 same request is traced again for the CUDA target (``ptx_backend``) and compiled to PTX, quietly (no
 warnings, no printed IR, symbols of its own), with the driver and the pass pipeline as
 they were when the session started: a test that spies on them (a patched
-``driver.trace`` or ``pipeline.verify``) sees its own compiles only. A Python exception
+``driver.trace_kernel`` or ``pipeline.verify``) sees its own compiles only. A Python exception
 in that path or a ptxas error fails the test that compiled the kernel; a kernel using a
 feature CUDA does not have yet (:class:`TiNotImplementedError`) is counted as
 skipped-for-PTX. The summary line at the end of the session gives the counts and the

@@ -20,8 +20,9 @@ from ti_notebook.compiler import backends
 from ti_notebook.compiler.backends import backend_for, resolve_arch
 from ti_notebook.compiler.backends.base import Backend
 from ti_notebook.compiler.backends.cpu import CpuRuntime, CpuTarget
-from ti_notebook.compiler.driver import compile_kernel, trace
+from ti_notebook.compiler.driver import compile_kernel
 from ti_notebook.compiler.request import CacheSettings, CompileRequest
+from ti_notebook.frontend.kernel_trace import trace_kernel
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.options import CompileOptions
@@ -99,7 +100,7 @@ def test_a_thread_count_changes_privatize_scatters_decision():
     scatter, _grid = _scatter_kernel()
     decisions = {}
     for threads in (4, 512):
-        kernel, _inputs = trace(_request(scatter, FakeBackend(threads)))
+        kernel, _inputs = trace_kernel(_request(scatter, FakeBackend(threads)))
         caps = FakeBackend(threads).capabilities
         pipeline.run(kernel, CompileOptions(), caps)
         decisions[threads] = [entry["fields"] for entry in kernel.report["privatized"]]
@@ -124,7 +125,7 @@ def test_streaming_stores_follow_the_capability():
 
     marked = {}
     for backend in (backend_for("cpu", 4), FakeBackend(4)):
-        kernel, _inputs = trace(_request(fill, backend))
+        kernel, _inputs = trace_kernel(_request(fill, backend))
         pipeline.run(kernel, CompileOptions(), backend.capabilities)
         stores = [s for s in kernel.block.walk() if isinstance(s, ir.GlobalStoreStmt)]
         marked[backend.arch] = any(s.nontemporal for s in stores)

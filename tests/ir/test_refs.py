@@ -1,7 +1,7 @@
 """The IR is self-contained: it refers to frozen descriptors of fields and SNodes
 (``ir/refs.py``), never to the user's live ``Field``/``SNode`` objects.
 
-Each kernel below is compiled with ``driver.trace`` wrapped; every statement's
+Each kernel below is compiled with ``driver.trace_kernel`` wrapped; every statement's
 attributes (through lists, tuples, dicts and descriptors) are walked after tracing and
 again after the passes.
 """
@@ -60,14 +60,14 @@ def _live_in_ir(block: ir.Block) -> list[str]:
 def traced(monkeypatch):
     """The IRs compiled while the test runs: (kernel after tracing's findings, kernel)."""
     kernels = []
-    original = driver.trace
+    original = driver.trace_kernel
 
     def trace(request):
         kernel, inputs = original(request)
         kernels.append((_live_in_ir(kernel.block), kernel))
         return kernel, inputs
 
-    monkeypatch.setattr(driver, "trace", trace)
+    monkeypatch.setattr(driver, "trace_kernel", trace)
     return kernels
 
 

@@ -1,9 +1,9 @@
 """The compile driver: a :class:`CompileRequest` → traced IR → passes → backend → code.
 
 The same steps for every target; what differs (the passes' capabilities, code
-generation, loading) is the request's backend (``compiler/backends/``). Tracing reports
-what else it read (reached funcs and captured globals), so the offline cache
-(``cache/compile.py``) can key on inputs before tracing.
+generation, loading) is the request's backend (``compiler/backends/``). Tracing
+(``frontend/kernel_trace.py``) reports what else it read (reached funcs and captured
+globals), so the offline cache (``cache/compile.py``) can key on inputs before tracing.
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -27,47 +27,12 @@ from ti_notebook.compiler.report import KernelReport
 from ti_notebook.compiler.request import CompileRequest, Param, return_count, return_slots
 from ti_notebook.compiler.stages import Stages
 from ti_notebook.errors import TiCompileError
-from ti_notebook.frontend import compound_io, local_storage
-from ti_notebook.frontend.tracer import kernel_tracer
-from ti_notebook.frontend.values import NdarrayArg
+from ti_notebook.frontend.kernel_trace import trace_kernel
 from ti_notebook.ir import nodes as ir
-from ti_notebook.ir.kernel_ir import KernelIR
 from ti_notebook.ir.printer import format_block
 from ti_notebook.passes import pipeline
 from ti_notebook.runtime import stage_clock
 from ti_notebook.runtime.stage_clock import stage
-
-
-def trace(request: CompileRequest) -> tuple[KernelIR, dict]:
-    """Frontend: the request's function → IR (plus what tracing read)."""
-    tracer = kernel_tracer(
-        request.name, request.options, request.source, request.return_type, request.fingerprint
-    )
-    state, b = tracer.state, tracer.builder
-    slot = 0
-    for param in request.params:
-        if param.kind == "template":
-            tracer.bind(param.name, request.template_values[param.name])
-            state.reads.template(param.name, request.template_values[param.name])
-        elif param.kind == "ndarray":
-            outer = param.ndim - len(param.element_shape)
-            arg = NdarrayArg(slot, param.dtype, outer, param.name, param.element_shape)
-            tracer.bind(param.name, arg)
-            slot += 1
-        elif param.kind == "compound":  # a vector/matrix/struct: one slot per scalar
-            tracer.bind(param.name, compound_io.argument(tracer, param.compound, slot))
-            slot += len(param.compound.leaves)
-        else:
-            arg = b.emit(ir.ArgLoadStmt(slot, param.dtype))
-            tracer.bind(param.name, arg)
-            slot += 1
-    tracer.run_block(request.source.function_def.body)
-    local_storage.check_none_pending(state)
-    kernel = KernelIR(request.name, b.blocks[0], request.return_type)
-    kernel.no_activate = frozenset(state.no_activate)
-    kernel.adjoint_args = adjoint_slots(request.params)
-    inputs = {"captured": state.captured, "funcs": state.reached_funcs}
-    return kernel, dict(inputs, uncacheable=state.reads.refused)
 
 
 def adjoint_slots(params: list[Param]) -> dict:
@@ -123,7 +88,8 @@ def _stages(request: CompileRequest, hooks) -> tuple[object, Stages, dict, dict]
     """Each stage timed (``runtime/stage_clock.py``): where a long compile's time went."""
     backend = request.backend
     with stage("tracing"):
-        kernel, inputs = trace(request)
+        kernel, inputs = trace_kernel(request)
+        kernel.adjoint_args = adjoint_slots(request.params)
         kernel.report["written_arguments"] = written_arguments(kernel.block, request.params)
     with stage("ir_text"):
         ir_text = format_block(kernel.block)
