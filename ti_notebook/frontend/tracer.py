@@ -77,7 +77,7 @@ HANDLER_MODULES = (
     sparse_ops,
     bit_ops,
     snode_builtins,
-    # issue 17: Python in kernels as Taichi accepts it
+    # Python in kernels as Taichi accepts it
     comprehensions,
     if_expressions,
     python_builtins,
