@@ -1,26 +1,29 @@
-"""Typed arithmetic, casts and math in LLVM IR: the part of the emitter every backend shares.
+"""Typed arithmetic, casts and math in LLVM IR: the emitter's arithmetic part.
 
 Arithmetic follows Python where Taichi does: ``//`` floors, ``%`` takes the divisor's
 sign, integer division by zero gives 0 instead of trapping (a trap would kill the
 notebook's kernel process).
 
-An emitter is a subclass that owns a builder; ``a // b`` on i32 divides by 1 where ``b``
-is 0 (then selects 0), floors a quotient whose remainder's sign differs from ``b``'s:
+An emitter holds an :class:`Arithmetic` (``emitter.arith``), which writes with the
+emitter's current builder ``b``; a target picks its variant by the emitter's class
+(the NVPTX one calls libdevice for transcendentals: ``codegen/nvptx/device_math.py``).
+``a // b`` on i32 divides by 1 where ``b`` is 0 (then selects 0), floors a quotient
+whose remainder's sign differs from ``b``'s:
 
     >>> from ti_notebook.codegen.llvm_types import I32
     >>> from ti_notebook.ir import types
-    >>> class Emitter(Arithmetic):
+    >>> class Owner:  # what the part reads from its emitter
     ...     fast_math = False
-    ...     def __init__(self):
-    ...         self.module = ll.Module()
-    ...         fn = ll.Function(self.module, ll.FunctionType(I32, [I32, I32]), "f")
-    ...         self.b = ll.IRBuilder(fn.append_basic_block())
-    >>> e = Emitter()
-    >>> a, b = e.b.function.args
-    >>> quotient = e.binary("floordiv", a, b, types.i32)
-    >>> [i.opname for i in e.b.block.instructions if i.opname in ("sdiv", "srem", "select")]
+    ...     module = ll.Module()
+    >>> owner = Owner()
+    >>> fn = ll.Function(owner.module, ll.FunctionType(I32, [I32, I32]), "f")
+    >>> owner.b = ll.IRBuilder(fn.append_basic_block())
+    >>> arith = Arithmetic(owner)
+    >>> a, b = fn.args
+    >>> quotient = arith.binary("floordiv", a, b, types.i32)
+    >>> [i.opname for i in owner.b.block.instructions if i.opname in ("sdiv", "srem", "select")]
     ['select', 'select', 'sdiv', 'srem', 'select', 'select']
-    >>> e.cast(a, types.i32, types.f32).opname
+    >>> arith.cast(a, types.i32, types.f32).opname
     'sitofp'
 """
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 import llvmlite.ir as ll
 
 from ti_notebook.codegen import inline_exp, vector_math
+from ti_notebook.codegen.emit_table import Emitter
 from ti_notebook.codegen.llvm_types import I1, I32, declare, llvm_type
 from ti_notebook.ir import types
 
@@ -38,20 +42,25 @@ TRANSCENDENTAL = frozenset({"sin", "cos", "tan", "exp", "log", "asin", "acos", "
 
 
 class Arithmetic:
-    """Emits typed operations with an ``ll.IRBuilder``; subclasses own ``self.b``."""
+    """Emits typed operations into ``emitter``'s module with its current builder (the
+    emitter moves ``b`` into the entry block at times: ``FunctionEmitter.with_entry``)."""
 
-    b: ll.IRBuilder
-    module: ll.Module
-    fast_math: bool
+    def __init__(self, emitter: Emitter) -> None:
+        self.emitter = emitter
+        self.module: ll.Module = emitter.module
+        self.fast_math: bool = emitter.fast_math
+
+    @property
+    def b(self) -> ll.IRBuilder:
+        return self.emitter.b
 
     def intrinsic(self, name: str, ret: ll.Type, args: list) -> ll.Value:
-        fn = self.declare(name, ret, [a.type for a in args])
+        """A call of ``name`` (declared on first use), fast-math flagged when it is a
+        float function and the kernel allows it."""
+        fn = declare(self.module, name, ret, [a.type for a in args])
         is_float = isinstance(ret, (ll.FloatType, ll.DoubleType, ll.HalfType))
         flags = FAST_FLAGS if self.fast_math and is_float else ()
         return self.b.call(fn, args, fastmath=flags)
-
-    def declare(self, name: str, ret: ll.Type, arg_types: list) -> ll.Function:
-        return declare(self.module, name, ret, arg_types)
 
     def flagged(self, inst: ll.Instruction, contract: bool = True) -> ll.Instruction:
         if self.fast_math:
@@ -234,6 +243,19 @@ class Arithmetic:
         small = b.select(b.icmp_signed("==", base, minus_one), minus, ll.Constant(t, 0))
         return b.select(b.icmp_signed("==", base, one), one, small)
 
+    def atomic(self, op: str, ptr: ll.Value, value: ll.Value, dtype: types.DataType):
+        """``atomicrmw`` of IR op ``op`` (add sub min max bit_*) at ``ptr``: the old value."""
+        if dtype.is_float:
+            kind = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}.get(op)
+            if kind is None:
+                raise NotImplementedError(f"atomic {op} on floats")
+        else:
+            kind = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or"}.get(op)
+            kind = kind or {"bit_xor": "xor"}.get(op)
+            if op in ("min", "max"):
+                kind = op if dtype.is_signed else "u" + op
+        return self.b.atomic_rmw(kind, ptr, value, "monotonic")
+
     # -- unary ---------------------------------------------------------------------
     def unary(self, op: str, a: ll.Value, dtype: types.DataType) -> ll.Value:
         b, t = self.b, llvm_type(dtype)
@@ -265,13 +287,14 @@ class Arithmetic:
     def transcendental(self, op: str, args: list, dtype: types.DataType) -> ll.Value:
         """``op`` of :data:`TRANSCENDENTAL` (or ``pow``, ``atan2``) on float ``args``.
 
-        On the CPU: LLVM's intrinsics where LLVM has them, else libm. A GPU emitter
-        overrides this (codegen/nvptx/device_math.py): some of these intrinsics abort NVPTX.
+        On the CPU: LLVM's intrinsics where LLVM has them, else libm. A GPU's variant of
+        this part replaces it (codegen/nvptx/device_math.py): some of these intrinsics
+        abort NVPTX.
         """
         t = llvm_type(dtype)
         if op == "exp" and dtype.bits == 32:  # no call: vectorises with no slow lanes
             return inline_exp.exp_f32(self.b, self.module, args[0])
-        gen = getattr(self, "gen", None)  # the module generator (absent in bare emitters)
+        gen = getattr(self.emitter, "gen", None)  # the module generator (absent in bare ones)
         if gen is not None and (op, dtype.bits) in gen.capabilities.vector_math:
             # libm with its vector variant named: the loop vectoriser calls libmvec
             flags = FAST_FLAGS if self.fast_math else ()
@@ -287,4 +310,4 @@ class Arithmetic:
             wide = [self.b.fpext(a, ll.FloatType()) for a in args]
             return self.b.fptrunc(self.transcendental(op, wide, types.f32), t)
         name = op + ("f" if dtype.bits == 32 else "")
-        return self.b.call(self.declare(name, t, [t] * len(args)), args)
+        return self.b.call(declare(self.module, name, t, [t] * len(args)), args)

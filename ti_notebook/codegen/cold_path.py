@@ -5,7 +5,8 @@ taken, so LLVM lays the failure out of line; the failure itself is a call of one
 ``cold``, ``noinline`` function per module, so nothing of it is inlined into loops.
 Chunks of a parallel task can fail at the same time: a compare-and-swap on the error
 slot lets only the first write its arguments, so a message never mixes two failures
-(the launcher reads them after every chunk has finished).
+(the launcher reads them after every chunk has finished). :func:`emit_assert` is the
+emit table's entry for an ``AssertStmt``.
 
     >>> import llvmlite.ir as ll
     >>> module = ll.Module()
@@ -18,8 +19,11 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen.emit_table import Emitter
 from ti_notebook.codegen.llvm_types import I8, I64, PTR, VOID
 from ti_notebook.ir import launch_abi as abi
+from ti_notebook.ir import nodes as ir
+from ti_notebook.ir import types
 
 NAME = "tin_check_failed"
 # Branch weights, passing : failing. Any large ratio makes LLVM treat failing as cold.
@@ -62,3 +66,18 @@ def fail(builder: ll.IRBuilder, ctx: ll.Value, code: int, args: list[ll.Value]) 
     values = list(args[: abi.ERROR_ARG_SLOTS])
     values += [ll.Constant(I64, 0)] * (abi.ERROR_ARG_SLOTS - len(values))
     builder.call(fn, [ctx, ll.Constant(I64, code), *values])
+
+
+def emit_assert(e: Emitter, s: ir.AssertStmt) -> None:
+    """``assert cond, message`` (with its arguments) in ``e``'s function: the failure is
+    recorded and the code goes where ``e.leave_failed_check`` says."""
+    code = e.gen.register_assert(s)
+    b = e.b
+    fail_block = e.fn.append_basic_block("assert_fail")
+    ok = e.fn.append_basic_block("assert_ok")
+    branch(b, e.arith.truth(e.v(s.cond)), ok, fail_block)
+    b.position_at_end(fail_block)
+    args = [e.arith.cast(e.v(arg), arg.dtype, types.i64) for arg in s.args]
+    fail(b, e.ctx, code, args)
+    e.leave_failed_check()
+    b.position_at_end(ok)

@@ -25,10 +25,14 @@ when a kernel first uses it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ti_notebook.ir import nodes as ir
 
 EmitFunction = Callable  # (emitter, stmt) -> ll.Value | None
+# a FunctionEmitter (codegen/function.py), as its parts name it: function.py imports the
+# parts' modules (arithmetic, loops, rng, interrupts), which so cannot import it back
+Emitter = Any
 
 # statement kinds that never reach an emitter, and what takes them away
 LOWERED_BEFORE_CODEGEN: dict[type, str] = {

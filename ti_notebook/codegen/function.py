@@ -1,5 +1,17 @@
 """Emits one LLVM function (a task or the kernel's entry) from IR statements.
 
+:class:`FunctionEmitter` holds the function's builders, its values and the entry-block
+cache, and is composed of parts, each an object with its own state that the emitter's
+class picks (a target's emitter subclass names its variants):
+
+- ``arith``: typed arithmetic, casts and math (``codegen/arithmetic.py``);
+- ``loops``: loop indices, row loops and the loop shapes (``codegen/loops.py``);
+- ``random``: ``ti.random`` draw sites and Philox blocks (``codegen/rng.py``);
+- ``polls``: interrupt polls in long loops (``codegen/interrupts.py``).
+
+:data:`BODY_EMITTERS` says which function emits each statement kind: the emitter's own
+methods, or a part module's ``emit_*`` function (taking the emitter first).
+
 Loop-invariant things (argument values, field base addresses, the temporaries
 pointer) are loaded once in the function's entry block, so LLVM sees them as plain SSA
 values and can vectorise loops that use them.
@@ -9,13 +21,11 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ti_notebook.codegen import cold_path
+from ti_notebook.codegen import cold_path, loops, printing, rng
 from ti_notebook.codegen.arithmetic import Arithmetic
 from ti_notebook.codegen.emit_table import LOWERED_BEFORE_CODEGEN, EmitFunction, checked
 from ti_notebook.codegen.interrupts import InterruptPolls
-from ti_notebook.codegen.llvm_types import F64, I8, I32, I64, PTR, VOID, const, llvm_type
-from ti_notebook.codegen.loops import LoopsMixin, RowState
-from ti_notebook.codegen.rng import RandomMixin
+from ti_notebook.codegen.llvm_types import F64, I8, I32, I64, PTR, VOID, const, declare, llvm_type
 from ti_notebook.errors import TiInternalError
 from ti_notebook.ir import launch_abi as abi
 from ti_notebook.ir import nodes as ir
@@ -28,11 +38,16 @@ _NO_WRAP_OPS = {"add": ll.IRBuilder.add, "sub": ll.IRBuilder.sub, "mul": ll.IRBu
 TREE_ALIGN = 64
 
 
-class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
+class FunctionEmitter:
     """Statement-by-statement emission into ``fn`` (whose first argument is ctx); what
     runs for each statement kind is in :data:`BODY_EMITTERS`."""
 
     EMITTERS: dict[type, EmitFunction]  # statement class -> emit(self, stmt)
+    # the parts' classes: a target's emitter names its own variants
+    ARITHMETIC: type[Arithmetic] = Arithmetic
+    LOOPS: type[loops.Loops] = loops.Loops
+    RANDOM: type[rng.RandomNumbers] = rng.RandomNumbers
+    POLLS: type[InterruptPolls] = InterruptPolls
 
     def __init__(self, module_gen, fn: ll.Function) -> None:
         self.gen = module_gen
@@ -46,16 +61,12 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         self.b = ll.IRBuilder(self.start)
         self.values: dict[int, ll.Value] = {}
         self.cached: dict[tuple, ll.Value] = {}
-        self.loop_indices: dict[int, list[ll.Value]] = {}
-        self.rows: dict[int, RowState] = {}  # the row loops being emitted, by loop id
         self.iteration_counter: ll.Value | None = None  # the profiler's (profiling.py)
         self.loop_targets: list[tuple[ll.Block, ll.Block]] = []  # (continue, break)
-        # ti.random: the task loop, its current flat index, and per site (its number,
-        # its counter when it sits in a nested loop); see codegen/rng.py
-        self.rng_loop: ir.Stmt | None = None
-        self.rng_iteration: ll.Value | None = None
-        self.rng_sites: dict[int, tuple[int, ll.Value | None]] = {}
-        self.rng_counters: list[ll.Value] = []
+        self.arith = self.ARITHMETIC(self)
+        self.loops = self.LOOPS(self)
+        self.random = self.RANDOM(self)
+        self.polls = self.POLLS(self)
         self.snapshot: tuple[int, ll.Value] | None = None  # (tree, base of the bitmask copy)
         self.tree_extents: dict[int, int] = {}  # bytes known readable from a tree's base
 
@@ -97,9 +108,9 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         def load():
             if dtype.is_float:
                 raw = self.ctx_slot(offset, F64)
-                return self.with_entry(lambda: self.cast(raw, types.f64, dtype))
+                return self.with_entry(lambda: self.arith.cast(raw, types.f64, dtype))
             raw = self.ctx_slot(offset, I64)
-            return self.with_entry(lambda: self.cast(raw, types.i64, dtype))
+            return self.with_entry(lambda: self.arith.cast(raw, types.i64, dtype))
 
         return self.invariant(("arg", arg_index, dtype.name), load)
 
@@ -120,6 +131,10 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
 
     def alloca(self, typ: ll.Type, name: str = "") -> ll.Value:
         return self.entry_builder.alloca(typ, name=name)
+
+    def declare(self, name: str, ret: ll.Type, arg_types: list) -> ll.Function:
+        """The module's function ``name``, declared on first use."""
+        return declare(self.module, name, ret, arg_types)
 
     # -- statements --------------------------------------------------------------------
     def block(self, block: ir.Block) -> None:
@@ -150,32 +165,27 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         return self.arg(s.arg_index, s.dtype)
 
     def emit_external_shape(self, s: ir.ExternalShapeStmt):
-        return self.with_entry(
-            lambda: self.cast(self.external_shape(s.arg_index, s.axis), types.i64, s.dtype)
-        )
+        shape = self.external_shape(s.arg_index, s.axis)
+        return self.with_entry(lambda: self.arith.cast(shape, types.i64, s.dtype))
 
     def emit_binary_op(self, s: ir.BinaryOpStmt):
         lhs, rhs = self.v(s.lhs), self.v(s.rhs)
         if s.no_wrap and s.op in _NO_WRAP_OPS and not s.dtype.is_float:
             flags = ["nsw"] if s.dtype.is_signed else ["nuw"]
             return _NO_WRAP_OPS[s.op](self.b, lhs, rhs, flags=flags)
-        return self.binary(s.op, lhs, rhs, s.lhs.dtype)
+        return self.arith.binary(s.op, lhs, rhs, s.lhs.dtype)
 
     def emit_unary_op(self, s: ir.UnaryOpStmt):
-        return self.unary(s.op, self.v(s.operand), s.dtype)
+        return self.arith.unary(s.op, self.v(s.operand), s.dtype)
 
     def emit_cast(self, s: ir.CastStmt):
         if s.bitcast:
             return self.b.bitcast(self.v(s.operand), llvm_type(s.dtype))
-        return self.cast(self.v(s.operand), s.operand.dtype, s.dtype)
+        return self.arith.cast(self.v(s.operand), s.operand.dtype, s.dtype)
 
     def emit_select(self, s: ir.SelectStmt):
-        return self.b.select(
-            self.truth(self.v(s.cond)), self.v(s.true_value), self.v(s.false_value)
-        )
-
-    def emit_loop_index(self, s: ir.LoopIndexStmt):
-        return self.loop_indices[s.loop.id][s.axis]
+        cond = self.arith.truth(self.v(s.cond))
+        return self.b.select(cond, self.v(s.true_value), self.v(s.false_value))
 
     def emit_alloca(self, s: ir.AllocaStmt):
         slot = self.alloca(llvm_type(s.dtype), s.name)
@@ -251,22 +261,9 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         if isinstance(s.dest, ir.AllocaStmt):  # thread-private: a plain read-modify-write
             slot = self.v(s.dest)
             old = self.b.load(slot, typ=llvm_type(dtype))
-            self.b.store(self.binary(s.op, old, value, dtype), slot)
+            self.b.store(self.arith.binary(s.op, old, value, dtype), slot)
             return old
-        return self.atomic(s.op, self.v(s.dest), value, dtype)
-
-    def atomic(self, op: str, ptr: ll.Value, value: ll.Value, dtype: types.DataType):
-        """``atomicrmw`` of IR op ``op`` (add sub min max bit_*) at ``ptr``: the old value."""
-        if dtype.is_float:
-            kind = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}.get(op)
-            if kind is None:
-                raise NotImplementedError(f"atomic {op} on floats")
-        else:
-            kind = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or"}.get(op)
-            kind = kind or {"bit_xor": "xor"}.get(op)
-            if op in ("min", "max"):
-                kind = op if dtype.is_signed else "u" + op
-        return self.b.atomic_rmw(kind, ptr, value, "monotonic")
+        return self.arith.atomic(s.op, self.v(s.dest), value, dtype)
 
     def emit_local_array(self, s: ir.LocalArrayStmt):
         # In the entry block: one array per task call, not one per loop iteration.
@@ -295,7 +292,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
             self.b.store(self.b.add(count, ll.Constant(I64, 1)), self.iteration_counter)
 
     def emit_clock(self, s: ir.ClockStmt):
-        return self.intrinsic("llvm.readcyclecounter", I64, [])
+        return self.arith.intrinsic("llvm.readcyclecounter", I64, [])
 
     # -- control flow ------------------------------------------------------------------
     def emit_if(self, s: ir.IfStmt):
@@ -303,7 +300,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         then_block = self.fn.append_basic_block("then")
         else_block = self.fn.append_basic_block("else")
         merge = self.fn.append_basic_block("endif")
-        b.cbranch(self.truth(self.v(s.cond)), then_block, else_block)
+        b.cbranch(self.arith.truth(self.v(s.cond)), then_block, else_block)
         for target, body in ((then_block, s.true_block), (else_block, s.false_block)):
             b.position_at_end(target)
             self.block(body)
@@ -317,7 +314,7 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
         exit_block = self.fn.append_basic_block("endwhile")
         b.branch(body)
         b.position_at_end(body)
-        self.poll_interrupt()  # every iteration, `continue` included: `while True:` stops
+        self.polls.poll()  # every iteration, `continue` included: `while True:` stops
         self.loop_targets.append((body, exit_block))
         self.block(s.body)
         self.loop_targets.pop()
@@ -334,34 +331,6 @@ class FunctionEmitter(LoopsMixin, RandomMixin, InterruptPolls, Arithmetic):
     def emit_return(self, s: ir.ReturnStmt):
         offset = self.gen.arg_offsets.get(("return", s.slot), abi.CTX_RETURN)
         self.b.store(self.v(s.value), self.ctx_pointer(offset))
-
-    def emit_print(self, s: ir.PrintStmt):
-        print_id = self.gen.register_print(s)
-        b = self.b
-        array = self.alloca(I64, "print_args") if len(s.values) <= 1 else None
-        if array is None:
-            array = self.entry_builder.alloca(I64, size=len(s.values), name="print_args")
-        for k, item in enumerate(s.values):
-            raw = self.v(item)
-            if item.dtype.is_float:
-                raw = b.bitcast(self.cast(raw, item.dtype, types.f64), I64)
-            else:
-                raw = self.cast(raw, item.dtype, types.i64 if item.dtype.is_signed else types.u64)
-            b.store(raw, b.gep(array, [ll.Constant(I64, k)], source_etype=I64))
-        fn = self.declare("tin_print", VOID, [PTR, I32, PTR])
-        b.call(fn, [self.ctx, ll.Constant(I32, print_id), array])
-
-    def emit_assert(self, s: ir.AssertStmt):
-        code = self.gen.register_assert(s)
-        b = self.b
-        fail = self.fn.append_basic_block("assert_fail")
-        ok = self.fn.append_basic_block("assert_ok")
-        cold_path.branch(b, self.truth(self.v(s.cond)), ok, fail)
-        b.position_at_end(fail)
-        args = [self.cast(self.v(arg), arg.dtype, types.i64) for arg in s.args]
-        cold_path.fail(b, self.ctx, code, args)
-        self.leave_failed_check()
-        b.position_at_end(ok)
 
     def leave_failed_check(self) -> None:
         """Where code goes once a failed check is recorded: out of the function (a CPU
@@ -381,11 +350,11 @@ BODY_EMITTERS: dict[type, EmitFunction] = {
     ir.UnaryOpStmt: E.emit_unary_op,
     ir.CastStmt: E.emit_cast,
     ir.SelectStmt: E.emit_select,
-    ir.RandStmt: E.emit_rand,
+    ir.RandStmt: rng.emit_rand,
     ir.ClockStmt: E.emit_clock,
-    ir.LoopIndexStmt: E.emit_loop_index,
-    ir.RowStartStmt: E.emit_row_start,
-    ir.RowOffsetStmt: E.emit_row_offset,
+    ir.LoopIndexStmt: loops.emit_loop_index,
+    ir.RowStartStmt: loops.emit_row_start,
+    ir.RowOffsetStmt: loops.emit_row_offset,
     # locals
     ir.AllocaStmt: E.emit_alloca,
     ir.LocalLoadStmt: E.emit_local_load,
@@ -403,18 +372,18 @@ BODY_EMITTERS: dict[type, EmitFunction] = {
     ir.ScratchAllocStmt: E.emit_scratch_alloc,
     ir.ScratchFreeStmt: E.emit_scratch_free,
     ir.MemsetZeroStmt: E.emit_memset_zero,
-    # control flow (loops: codegen/loops.py)
+    # control flow
     ir.IfStmt: E.emit_if,
     ir.WhileStmt: E.emit_while,
-    ir.RangeForStmt: E.emit_range_for,
-    ir.StructForStmt: E.emit_struct_for,
-    ir.SkipRowsStmt: E.emit_skip_rows,
+    ir.RangeForStmt: loops.emit_range_for,
+    ir.StructForStmt: loops.emit_struct_for,
+    ir.SkipRowsStmt: loops.emit_skip_rows,
     ir.CountIterationStmt: E.emit_count_iteration,
     ir.BreakStmt: E.emit_break,
     ir.ContinueStmt: E.emit_continue,
     ir.ReturnStmt: E.emit_return,
-    ir.PrintStmt: E.emit_print,
-    ir.AssertStmt: E.emit_assert,
+    ir.PrintStmt: printing.emit_print,
+    ir.AssertStmt: cold_path.emit_assert,
 }
 FunctionEmitter.EMITTERS = checked(BODY_EMITTERS, "FunctionEmitter")
 del E

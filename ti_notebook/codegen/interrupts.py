@@ -12,12 +12,16 @@ vectorise:
   loop polls.
 
 The thread pool also stops handing out chunks once the flag is up.
+
+An emitter holds its target's polls part (``emitter.polls``): :class:`InterruptPolls`,
+or :class:`NoPolls` where the host cannot signal running code (CUDA kernels).
 """
 
 from __future__ import annotations
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen.emit_table import Emitter
 from ti_notebook.codegen.llvm_types import I32, I64, PTR
 from ti_notebook.ir import launch_abi as abi
 
@@ -32,18 +36,24 @@ def short_constant_range(begin: ll.Value, end: ll.Value) -> bool:
 
 
 class InterruptPolls:
-    """Mixed into ``FunctionEmitter`` (which provides ``b``, ``fn``, ``ctx_slot``...)."""
+    """Polls of the flag ``runtime/interrupt.py`` raises, emitted with ``emitter``'s
+    builder; a long loop returns from the function once the flag is up."""
+
+    def __init__(self, emitter: Emitter) -> None:
+        self.emitter = emitter
 
     def interrupt_flag(self) -> ll.Value:
-        return self.invariant(("interrupt",), lambda: self.ctx_slot(abi.CTX_INTERRUPT, PTR))
+        e = self.emitter
+        return e.invariant(("interrupt",), lambda: e.ctx_slot(abi.CTX_INTERRUPT, PTR))
 
-    def poll_interrupt(self) -> None:
+    def poll(self) -> None:
         """Returns from the function when the interrupt flag is up."""
-        b = self.b
+        e = self.emitter
+        b = e.b
         flag = b.load_atomic(self.interrupt_flag(), "monotonic", 4, typ=I32)
         stop = b.icmp_unsigned("!=", flag, ll.Constant(I32, 0))
-        leave = self.fn.append_basic_block("interrupted")
-        go_on = self.fn.append_basic_block("not_interrupted")
+        leave = e.fn.append_basic_block("interrupted")
+        go_on = e.fn.append_basic_block("not_interrupted")
         branch = b.cbranch(stop, leave, go_on)
         branch.set_weights([1, 1 << 20])
         b.position_at_end(leave)
@@ -53,24 +63,36 @@ class InterruptPolls:
     def strip_mined_loop(self, begin, end, body, set_indices) -> None:
         """``for i in [begin, end)`` as strips of at most ``STRIP`` iterations, polling
         before each; the strip itself is a plain counted loop (vectorisable)."""
-        b = self.b
-        start = self.alloca(I32, "strip")
+        e = self.emitter
+        b = e.b
+        start = e.alloca(I32, "strip")
         b.store(begin, start)
-        header = self.fn.append_basic_block("strips")
-        strip = self.fn.append_basic_block("strip")
-        exit_block = self.fn.append_basic_block("endstrips")
+        header = e.fn.append_basic_block("strips")
+        strip = e.fn.append_basic_block("strip")
+        exit_block = e.fn.append_basic_block("endstrips")
         b.branch(header)
         b.position_at_end(header)
         first = b.load(start, typ=I32)
         b.cbranch(b.icmp_signed("<", first, end), strip, exit_block)
         b.position_at_end(strip)
-        self.poll_interrupt()
+        self.poll()
         # in 64 bits: end - first may not fit i32 when begin is negative
         left = b.sub(b.sext(end, I64), b.sext(first, I64))
         limit = ll.Constant(I64, STRIP)
         count = b.select(b.icmp_signed("<", left, limit), left, limit)
         stop = b.add(first, b.trunc(count, I32), flags=["nsw"])
-        self.simple_loop(first, stop, body, set_indices, exit_block)
+        e.loops.simple_loop(first, stop, body, set_indices, exit_block)
         b.store(stop, start)
         b.branch(header)
         b.position_at_end(exit_block)
+
+
+class NoPolls(InterruptPolls):
+    """No polls: for a target whose running code the host cannot signal through host
+    memory (a CUDA kernel runs to its end)."""
+
+    def poll(self) -> None:
+        pass
+
+    def strip_mined_loop(self, begin, end, body, set_indices) -> None:
+        self.emitter.loops.simple_loop(begin, end, body, set_indices)

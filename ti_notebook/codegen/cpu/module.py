@@ -110,19 +110,19 @@ class CpuModuleGenerator(ModuleGeneratorBase):
         if counted:
             emitter.iteration_counter = emitter.alloca(I64, "counted")
             emitter.entry_builder.store(ll.Constant(I64, 0), emitter.iteration_counter)
-        emitter.start_random(task)
+        emitter.random.start(task)
         emitter.block(task.prologue)
         b = emitter.b
         begin, end = b.trunc(begin64, I32), b.trunc(end64, I32)
         if task.snapshot is not None:
             emitter.snapshot = (task.field.layout().tree_id, self.snapshot_root(emitter, task))
         if task.kind == "struct_for":
-            emitter.row_loop(task, task.loop, begin, end)
+            emitter.loops.row_loop(task, task.loop, begin, end)
         else:
             extents = [emitter.v(e) for e in task.extents]
             starts = [emitter.v(s) for s in task.starts]
-            emitter.counted_loop(task.loop, begin, end, extents, starts, task.body)
-        emitter.end_random_loop()
+            emitter.loops.counted_loop(task.loop, begin, end, extents, starts, task.body)
+        emitter.random.end_loop()
         emitter.block(task.epilogue)
         if counted:
             count = emitter.b.load(emitter.iteration_counter, typ=I64)
@@ -156,7 +156,7 @@ class CpuModuleGenerator(ModuleGeneratorBase):
             if events is not None:
                 profiling.stamp(emitter.b, self.module, events, self.profile.task(k))
             if task.kind == "serial":
-                emitter.start_random(task)
+                emitter.random.start(task)
                 emitter.block(task.body)
             else:
                 self.launch(emitter, task, task_functions[task.id])

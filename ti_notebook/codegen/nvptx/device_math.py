@@ -19,9 +19,9 @@ which would kill a notebook's kernel. So the CPU's intrinsics
   and the special cases of C's ``powf`` restored (:func:`approximate_pow`).
 
 f16 is computed in f32. The ops are :data:`~ti_notebook.codegen.arithmetic.TRANSCENDENTAL`
-plus ``pow`` and ``atan2``. The NVPTX emitter's ``transcendental`` and ``scalar_math``
-(which ``codegen/arithmetic.py`` calls) come to :func:`transcendental`, with the emitter
-as ``e``.
+plus ``pow`` and ``atan2``. The NVPTX emitter's arithmetic part,
+:class:`DeviceArithmetic`, sends its ``transcendental`` and ``scalar_math`` (which
+the shared arithmetic calls) to :func:`transcendental`, with the emitter as ``e``.
 
     >>> libdevice_name("sin", 32), libdevice_name("atan2", 64)
     ('__nv_sinf', '__nv_atan2')
@@ -36,6 +36,7 @@ import re
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen.arithmetic import Arithmetic
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.llvm_types import llvm_type
 from ti_notebook.codegen.nvptx import target as nvptx_target
@@ -46,6 +47,17 @@ APPROXIMATE = frozenset({"sin", "cos", "tan", "exp", "log", "pow", "tanh"})
 # approximated under fast math only when libdevice is missing
 PRECISE_UNDER_FAST_MATH = frozenset({"pow", "tanh"})
 _F32 = ll.FloatType()
+
+
+class DeviceArithmetic(Arithmetic):
+    """The shared arithmetic, with the GPU's transcendentals."""
+
+    def transcendental(self, op: str, args: list, dtype: types.DataType) -> ll.Value:
+        return transcendental(self.emitter, op, args, dtype)
+
+    def scalar_math(self, op: str, a: ll.Value, dtype: types.DataType) -> ll.Value:
+        # a GPU thread computes one lane anyway: the same libdevice call as everywhere
+        return transcendental(self.emitter, op, [a], dtype)
 
 
 def libdevice_name(op: str, bits: int) -> str:
@@ -93,13 +105,13 @@ def approximate(e: FunctionEmitter, op: str, args: list) -> ll.Value:
     if op in ("sin", "cos", "tanh"):
         return sfu(op, x)
     if op == "tan":
-        return e.flagged(b.fdiv(sfu("sin", x), sfu("cos", x)))
+        return e.arith.flagged(b.fdiv(sfu("sin", x), sfu("cos", x)))
     if op == "exp":  # e^x = 2^(x log2 e)
-        return sfu("ex2", e.flagged(b.fmul(x, const(math.log2(math.e)))))
+        return sfu("ex2", e.arith.flagged(b.fmul(x, const(math.log2(math.e)))))
     if op == "log":  # ln x = log2(x) ln 2
-        return e.flagged(b.fmul(sfu("lg2", x), const(math.log(2.0))))
+        return e.arith.flagged(b.fmul(sfu("lg2", x), const(math.log(2.0))))
     # pow: 2^(y log2 x), CUDA's __powf (NaN for x < 0, as there)
-    return sfu("ex2", e.flagged(b.fmul(args[1], sfu("lg2", x))))
+    return sfu("ex2", e.arith.flagged(b.fmul(args[1], sfu("lg2", x))))
 
 
 def approximate_pow(e: FunctionEmitter, x: ll.Value, y: ll.Value) -> ll.Value:

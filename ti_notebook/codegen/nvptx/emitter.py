@@ -33,8 +33,10 @@ import re
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen import loops
 from ti_notebook.codegen.emit_table import EmitFunction, checked
 from ti_notebook.codegen.function import BODY_EMITTERS, FunctionEmitter
+from ti_notebook.codegen.interrupts import NoPolls
 from ti_notebook.codegen.llvm_types import I1, I8, I32, I64, VOID
 from ti_notebook.codegen.loops import RowState
 from ti_notebook.codegen.nvptx import (
@@ -48,7 +50,6 @@ from ti_notebook.codegen.nvptx.shared_memory import SHARED, SharedMemoryPlan
 from ti_notebook.codegen.nvptx.warp_reduce import is_reduction_atomic, reduce_then_atomic
 from ti_notebook.errors import SourcePos, TiInternalError
 from ti_notebook.ir import nodes as ir
-from ti_notebook.ir import types
 
 GLOBAL = ll.PointerType(addrspace=1)
 _ORDERING = r"(?:unordered|monotonic|acquire|release|acq_rel|seq_cst)"
@@ -120,6 +121,9 @@ class NvptxFunctionEmitter(FunctionEmitter):
     """Emits ``task`` into the kernel ``fn`` (whose one argument is ctx); what runs for
     each statement kind is in :data:`NVPTX_EMITTERS`."""
 
+    ARITHMETIC = device_math.DeviceArithmetic  # libdevice and SFU transcendentals
+    POLLS = NoPolls  # a kernel runs to its end
+
     def __init__(self, module_gen, fn: ll.Function, task: ir.OffloadedStmt, block_dim: int):
         super().__init__(module_gen, fn)
         self.task = task
@@ -146,12 +150,12 @@ class NvptxFunctionEmitter(FunctionEmitter):
 
     def sreg(self, name: str) -> ll.Value:
         """A special register's x component (``tid``, ``ctaid``, ``ntid``, ``nctaid``)."""
-        return self.intrinsic(f"llvm.nvvm.read.ptx.sreg.{name}.x", I32, [])
+        return self.arith.intrinsic(f"llvm.nvvm.read.ptx.sreg.{name}.x", I32, [])
 
     # -- the task ----------------------------------------------------------------------
     def emit_task(self) -> None:
         task = self.task
-        self.start_random(task)
+        self.random.start(task)
         if task.kind == "serial":
             self.block(task.body)
         else:
@@ -160,7 +164,7 @@ class NvptxFunctionEmitter(FunctionEmitter):
                 sparse_lists.listed_blocks_loop(self, self.block_list)
             else:
                 self.grid_stride_loop(task)
-            self.end_random_loop()
+            self.random.end_loop()
             self.block(task.epilogue)
         self.finish()
 
@@ -210,42 +214,21 @@ class NvptxFunctionEmitter(FunctionEmitter):
         """Makes the loop's indices (or row state) those of flat iteration ``i``."""
         loop = task.loop
         if task.kind == "struct_for":
-            self.rows[loop.id] = RowState(None, latch, i)
-            self.rows[loop.id].offset = ll.Constant(I32, 0)
+            self.loops.rows[loop.id] = RowState(None, latch, i)
+            self.loops.rows[loop.id].offset = ll.Constant(I32, 0)
         elif task.extents:
             extents = [self.v(e) for e in task.extents]
             starts = [self.v(s) for s in task.starts]
-            self.loop_indices[loop.id] = self.split_index(i, extents, starts)
+            self.loops.indices[loop.id] = self.loops.split_index(i, extents, starts)
         else:
-            self.loop_indices[loop.id] = [i]
-        self.random_iteration(loop, lambda: i)
-
-    def emit_skip_rows(self, s: ir.SkipRowsStmt):
-        rows = self.rows[s.loop.id]
-        if rows.counter is not None:  # a row loop of its own (a serialised struct-for)
-            super().emit_skip_rows(s)
-            return
-        self.b.branch(rows.header)  # the grid-stride loop's latch: this thread's next i
-
-    def poll_interrupt(self) -> None:
-        """No polls on the GPU: a kernel runs to its end."""
-
-    def strip_mined_loop(self, begin, end, body, set_indices) -> None:
-        self.simple_loop(begin, end, body, set_indices)
+            self.loops.indices[loop.id] = [i]
+        self.random.iteration(loop, lambda: i)
 
     def leave_failed_check(self) -> None:
         if self.shared is not None and self.loop_targets:
             self.b.branch(self.loop_targets[-1][0])  # the next cell: barriers still meet
         else:
             super().leave_failed_check()
-
-    # -- math (device_math.py) ---------------------------------------------------------
-    def transcendental(self, op: str, args: list, dtype: types.DataType) -> ll.Value:
-        return device_math.transcendental(self, op, args, dtype)
-
-    def scalar_math(self, op: str, a: ll.Value, dtype: types.DataType) -> ll.Value:
-        # a GPU thread computes one lane anyway: the same libdevice call as everywhere
-        return device_math.transcendental(self, op, [a], dtype)
 
     # -- memory ------------------------------------------------------------------------
     def global_space(self, key: tuple, generic: ll.Value) -> ll.Value:
@@ -285,17 +268,28 @@ class NvptxFunctionEmitter(FunctionEmitter):
         raise TiInternalError("a privatised scatter reached the CUDA code generator", s.pos)
 
     def emit_clock(self, s: ir.ClockStmt):
-        return self.intrinsic("llvm.nvvm.read.ptx.sreg.clock64", I64, [])
+        return self.arith.intrinsic("llvm.nvvm.read.ptx.sreg.clock64", I64, [])
 
 
 _SREGS = ("tid", "ctaid", "ntid", "nctaid")
+
+
+def emit_skip_rows(e: NvptxFunctionEmitter, s: ir.SkipRowsStmt) -> None:
+    """Skipping the rest of a struct-for's row: in the grid-stride loop, on to this
+    thread's next ``i`` (the latch); in a row loop of its own (a serialised struct-for),
+    as on every target."""
+    rows = e.loops.rows[s.loop.id]
+    if rows.counter is not None:
+        loops.emit_skip_rows(e, s)
+        return
+    e.b.branch(rows.header)
 
 
 N = NvptxFunctionEmitter
 # the shared body emitter's table, with what a GPU does differently
 NVPTX_EMITTERS: dict[type, EmitFunction] = {
     **BODY_EMITTERS,
-    ir.SkipRowsStmt: N.emit_skip_rows,
+    ir.SkipRowsStmt: emit_skip_rows,
     ir.GlobalLoadStmt: N.emit_global_load,
     ir.AtomicOpStmt: N.emit_atomic_op,
     ir.MemsetZeroStmt: N.emit_memset_zero,

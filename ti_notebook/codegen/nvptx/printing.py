@@ -136,10 +136,10 @@ def emit_print(e: FunctionEmitter, s: ir.PrintStmt) -> None:
     for item, spec in zip(s.values, s.specs, strict=True):
         raw = e.v(item)
         if item.dtype.is_float:
-            slots.append(b.bitcast(e.cast(raw, item.dtype, types.f64), I64))
+            slots.append(b.bitcast(e.arith.cast(raw, item.dtype, types.f64), I64))
             continue
         wide = types.i64 if item.dtype.is_signed else types.u64
-        raw = e.cast(raw, item.dtype, wide)
+        raw = e.arith.cast(raw, item.dtype, wide)
         if signed_magnitude(item.dtype.name, spec):
             negative = b.icmp_signed("<", raw, ll.Constant(I64, 0))
             sign = b.select(negative, sign_string(e, "-"), sign_string(e, ""))

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
+from ti_notebook.codegen import loops
 from ti_notebook.codegen.function import FunctionEmitter
 from ti_notebook.codegen.llvm_types import I8, I32, I64, VOID, llvm_type
 from ti_notebook.ir import nodes as ir
@@ -126,16 +127,16 @@ def emit_range_for(e: FunctionEmitter, s: ir.RangeForStmt):
     """A loop of a block-local task's block (``block_role``): strided over the block's
     threads; any other loop as on every target."""
     if e.shared is None or s.block_role is None:
-        return FunctionEmitter.emit_range_for(e, s)
+        return loops.emit_range_for(e, s)
     if s.block_role == "cells":
         barrier(e)  # the buffers are filled
     extents = [e.v(x) for x in s.extents]
     starts = [e.v(x) for x in s.starts]
-    sites = [e.rng_sites[r.id][1] for r in s.body.walk() if isinstance(r, ir.RandStmt)]
+    sites = [e.random.sites[r.id][1] for r in s.body.walk() if isinstance(r, ir.RandStmt)]
 
     def cell(flat: ll.Value) -> None:
-        indices = e.split_index(flat, extents, starts) if extents else [flat]
-        e.loop_indices[s.id] = indices
+        indices = e.loops.split_index(flat, extents, starts) if extents else [flat]
+        e.loops.indices[s.id] = indices
         first_draw = e.b.mul(flat, ll.Constant(I32, RANDOM_DRAWS_PER_CELL))
         for counter in sites:
             if counter is not None:

@@ -153,10 +153,10 @@ def emit_list_generation(e: FunctionEmitter, blocks: BlockList) -> None:
 
     def visit_block(number: ll.Value) -> None:
         start = b.mul(number, ll.Constant(I32, blocks.span))
-        e.rows[task.loop.id] = RowState(None, e.loop_targets[-1][0], start)
-        e.rows[task.loop.id].offset = ll.Constant(I32, 0)
+        e.loops.rows[task.loop.id] = RowState(None, e.loop_targets[-1][0], start)
+        e.loops.rows[task.loop.id].offset = ll.Constant(I32, 0)
         e.block(task.row_head)  # a SkipRows there goes on to the next block
-        slot = e.atomic("add", blocks.count, ll.Constant(I32, 1), types.u32)
+        slot = e.arith.atomic("add", blocks.count, ll.Constant(I32, 1), types.u32)
         b.store(number, b.gep(blocks.slots, [slot], source_etype=I32))
 
     last = ll.Constant(I32, blocks.blocks)

@@ -79,7 +79,7 @@ def _shuffle32(e: FunctionEmitter, value: ll.Value):
 def warp_reduce(e: FunctionEmitter, op: str, value: ll.Value, dtype: types.DataType):
     """The warp's ``op``-combination of ``value``, valid in lane 0."""
     for offset in SHUFFLE_OFFSETS:
-        value = e.binary(op, value, shuffle_down(e, value, offset, dtype), dtype)
+        value = e.arith.binary(op, value, shuffle_down(e, value, offset, dtype), dtype)
     return value
 
 
@@ -100,7 +100,7 @@ def reduce_then_atomic(e: FunctionEmitter, s: ir.AtomicOpStmt) -> ll.Value:
     after = e.fn.append_basic_block("warp_done")
     b.cbranch(leads, first, after)
     b.position_at_end(first)
-    e.atomic(s.op, e.v(s.dest), total, s.value.dtype)
+    e.arith.atomic(s.op, e.v(s.dest), total, s.value.dtype)
     b.branch(after)
     b.position_at_end(after)
     return total  # the old value is unused (make_thread_local checked it)
