@@ -2,9 +2,10 @@
 
 Each statement emitter class (the shared body emitter ``FunctionEmitter`` in
 ``codegen/function.py``, the NVPTX one in ``codegen/nvptx/emitter.py``) has an
-``EMITTERS`` dict: statement class -> ``emit(emitter, stmt)``, which returns the LLVM
-value the statement defines, or None. The table is written out where the emitter is
-defined, so what runs for a statement is read there, not found by name at run time.
+``EMITTERS`` dict: statement class -> ``emit(emitter, stmt)`` (an emitter method, or a
+function of one of the emitter's parts' modules), which returns the LLVM value the
+statement defines, or None. The table is written out where the emitter is defined, so
+what runs for a statement is read there, not found by name at run time.
 
 Passes lower some statement kinds away before code generation
 (:data:`LOWERED_BEFORE_CODEGEN`); every other statement kind must have an emit function,

@@ -10,7 +10,8 @@ class picks (a target's emitter subclass names its variants):
 - ``polls``: interrupt polls in long loops (``codegen/interrupts.py``).
 
 :data:`BODY_EMITTERS` says which function emits each statement kind: the emitter's own
-methods, or a part module's ``emit_*`` function (taking the emitter first).
+methods, or an ``emit_*`` function taking the emitter first (a part's module's, or
+``codegen/printing.py``'s and ``codegen/cold_path.py``'s for print and assert).
 
 Loop-invariant things (argument values, field base addresses, the temporaries
 pointer) are loaded once in the function's entry block, so LLVM sees them as plain SSA

@@ -172,12 +172,14 @@ class Loops:
 
 # -- the emit table's entries (codegen/function.py) -------------------------------------
 def emit_range_for(e: Emitter, s: ir.RangeForStmt) -> None:
+    """A range or ndrange loop in a task's body, by rows."""
     extents = [e.v(x) for x in s.extents]
     starts = [e.v(x) for x in s.starts]
     e.loops.counted_loop(s, e.v(s.begin), e.v(s.end), extents, starts, s.body)
 
 
 def emit_struct_for(e: Emitter, s: ir.StructForStmt) -> None:
+    """A struct-for in a task's body: a row loop over all of its field's cells."""
     zero = ll.Constant(I32, 0)
     end = ll.Constant(I32, math.prod(s.field.shape))
     e.loops.row_loop(s, s, zero, end)
@@ -196,6 +198,7 @@ def emit_row_offset(e: Emitter, s: ir.RowOffsetStmt) -> ll.Value:
 
 
 def emit_skip_rows(e: Emitter, s: ir.SkipRowsStmt) -> None:
+    """Moves the row loop's counter to ``s.next`` and goes on with that row."""
     rows = e.loops.rows[s.loop.id]
     e.b.store(e.v(s.next), rows.counter)
     e.b.branch(rows.header)

@@ -1,9 +1,11 @@
 """Emits one CUDA kernel (one task) from IR statements: the shared emitter, GPU-shaped.
 
 :class:`NvptxFunctionEmitter` is ``codegen/function.py``'s ``FunctionEmitter`` with what
-differs on the GPU: its own methods, and the parts of this package, functions that take
-the emitter as their first argument. :data:`NVPTX_EMITTERS`, the shared body emitter's
-table with entries replaced, says which runs for each statement kind:
+differs on the GPU: its own methods, the GPU's variants of the shared emitter's parts
+(arithmetic with ``device_math.DeviceArithmetic``, polls with ``interrupts.NoPolls``),
+and the parts of this package, functions that take the emitter as their first argument.
+:data:`NVPTX_EMITTERS`, the shared body emitter's table with entries replaced, says
+which runs for each statement kind:
 
 - a parallel task is a grid-stride loop over ``[begin, end)``:
   ``i = begin + ctaid.x * ntid.x + tid.x; i += ntid.x * nctaid.x``; each thread runs the
