@@ -4,7 +4,7 @@ In Python a ``ti.Vector([...])`` or ``ti.Matrix([[...], ...])`` is a value (NumP
 inside): indexing, swizzles, operators (``lang/matrix_arith.py``) and Taichi's methods
 (``lang/matrix_algebra.py``); a kernel that reads one uses it as a constant. Its element
 type is ``dt`` when given, else the kind of its items resolved by ``ti.init``'s defaults
-(``lang/matrix_dtypes.py``):
+(``lang/matrix_dtypes.py``; ``lang/matrix_entries.py`` turns items into components):
 
     >>> import ti_notebook as ti
     >>> ti.init(arch=ti.cpu)
@@ -17,7 +17,8 @@ type is ``dt`` when given, else the kind of its items resolved by ``ti.init``'s 
 
 A vector or matrix field is ``n*m`` scalar component fields placed in one cell, so a
 vector field is AoS over its components and follows ``place`` like scalars; ``v[i]``
-is a live view of one element (a value whose writes go to the field, as in Taichi):
+is a live view of one element (a value whose writes go to the field, as in Taichi).
+Reading and writing a field's elements from Python is ``lang/matrix_field_io.py``'s:
 
     >>> v = ti.Vector.field(3, ti.f32, shape=4)
     >>> v[1] = [1, 2, 3]
@@ -34,19 +35,18 @@ import sys
 
 import numpy as np
 
-from ti_notebook.errors import TiIndexError, TiOverflowError, TiTypeError, TiValueError
+from ti_notebook.errors import TiIndexError, TiTypeError, TiValueError
 from ti_notebook.lang import (
     autodiff,
-    element_views,
-    exact_numbers,
     field_options,
     field_text,
     loop_registry,
+    matrix_entries,
+    matrix_field_io,
     ndarray,
     types,
 )
 from ti_notebook.lang import matrix_dtypes as dtypes
-from ti_notebook.lang import settings as _settings
 from ti_notebook.lang.element_type import component_count
 from ti_notebook.lang.field import (
     Field,
@@ -57,36 +57,6 @@ from ti_notebook.lang.field import (
 from ti_notebook.lang.matrix_algebra import MatrixAlgebra
 from ti_notebook.lang.matrix_arith import MatrixArithmetic
 from ti_notebook.lang.swizzles import add_swizzles
-from ti_notebook.runtime import host_copy
-from ti_notebook.runtime.memory import before_view_access, writing_every_element
-
-
-def _entries(arr, what: str, dt) -> tuple[np.ndarray, object]:
-    """The items of a constructor's argument as an array of the spec's storage type
-    (``dt``, else the items' kind), and the spec; integers never pass through a float."""
-    if isinstance(arr, Matrix) and dt is None:
-        return arr.entries.copy(), arr._spec
-    if isinstance(arr, (np.ndarray, list, tuple, Matrix)):
-        if dt is not None:
-            spec = dtypes.explicit(dt)
-            array = exact_numbers.typed_array(arr, spec, what)
-        else:
-            array = exact_numbers.weak_array(arr, what)
-            spec = dtypes.infer(array) if array.size else int
-            if array.dtype == np.uint64:
-                raise TiOverflowError(
-                    f"{what}: {array.max()} does not fit int64, the type of integers without dt",
-                    hint="give the type: dt=ti.u64",
-                )
-            array = array.astype(dtypes.storage(spec))
-    else:
-        raise TiTypeError(
-            f"{what} takes a list of values, got {type(arr).__name__}",
-            hint="e.g. ti.Vector([1.0, 2.0]) or ti.Matrix([[1, 2], [3, 4]])",
-        )
-    if array.ndim > 2:
-        raise TiValueError(f"{what}: a value of shape {array.shape} is neither 1-D nor 2-D")
-    return array, spec
 
 
 @add_swizzles
@@ -99,7 +69,16 @@ class Matrix(MatrixArithmetic, MatrixAlgebra):
         options.pop("ndim", None)  # Taichi's reshape hint: the shape of ``arr`` decides
         if options:
             raise TiTypeError(f"ti.Matrix() got unexpected keyword(s) {sorted(options)}")
-        self._data, self._spec = _entries(arr, f"ti.{type(self).__name__}()", dt)
+        what = f"ti.{type(self).__name__}()"
+        if isinstance(arr, Matrix) and dt is None:  # a copy keeps its kind, weak or typed
+            self._data, self._spec = arr.entries.copy(), arr._spec
+        elif isinstance(arr, (np.ndarray, list, tuple, Matrix)):
+            self._data, self._spec = matrix_entries.from_items(arr, what, dt)
+        else:
+            raise TiTypeError(
+                f"{what} takes a list of values, got {type(arr).__name__}",
+                hint="e.g. ti.Vector([1.0, 2.0]) or ti.Matrix([[1, 2], [3, 4]])",
+            )
 
     @staticmethod
     def _new(data: np.ndarray, spec) -> Matrix:
@@ -155,7 +134,7 @@ class Matrix(MatrixArithmetic, MatrixAlgebra):
 
     def _store(self, index, value) -> None:
         try:
-            self._data[index] = _typed(value, self._spec)
+            self._data[index] = matrix_entries.written(value, self._spec)
         except (IndexError, TypeError) as exc:
             raise TiIndexError(
                 f"index {index!r} does not select from a value of shape {self.shape}: {exc}"
@@ -279,13 +258,6 @@ class Vector(Matrix):
         return ndarray.Ndarray(dtype, shape, element_shape=(n,), needs_grad=needs_grad)
 
 
-def _typed(value, spec) -> np.ndarray:
-    """A value written into components of ``spec``, its integers exact."""
-    if isinstance(spec, types.DataType):
-        return exact_numbers.typed_array(value, spec, "a component")
-    return exact_numbers.weak_array(value, "a component")
-
-
 def _filled(dt, n: int, m: int | None, value) -> Matrix:
     shape = (n,) if m is None else (n, m)
     return (Vector if m is None else Matrix)(np.full(shape, value), dt)
@@ -352,29 +324,18 @@ class MatrixField:
     def component_layouts(self) -> list:
         return [c.layout() for c in self.components]
 
+    # -- host-side bulk I/O (matrix_field_io.py) --------------------------------------------
     def to_numpy(self, dtype=None) -> np.ndarray:
-        view = self._combined_view()
-        if view is not None:  # one strided copy, after the device copy of its bytes
-            before_view_access(self.components[0]._memory, False, view)
-            return host_copy.copy_out(view, dtype, _settings.current().num_threads)
-        # sparse or split layouts: one compiled loop, zeros for inactive cells
-        values = loop_registry.loops().to_numpy(self)
-        return values.astype(dtype) if dtype is not None else values
+        """A copy of the elements, of shape ``shape + element_shape``."""
+        return matrix_field_io.to_numpy(self, dtype)
 
     def from_numpy(self, array) -> None:
-        array = exact_numbers.as_array(array, self.dtype, self.label)
-        expected = self.shape + self.element_shape
-        if array.shape != expected:
-            raise TiValueError(
-                f"from_numpy: array of shape {array.shape} does not match {self.label} "
-                f"of shape {expected}"
-            )
-        view = self._combined_view()
-        if view is not None:
-            with writing_every_element(self.components[0]._memory, view):
-                host_copy.copy_into(view, array, _settings.current().num_threads)
-            return
-        loop_registry.loops().from_numpy(self, array)
+        """Writes ``array`` (of shape ``shape + element_shape``) into the field."""
+        matrix_field_io.from_numpy(self, array)
+
+    def fill(self, value) -> None:
+        """Sets every element to ``value`` (a number, list or vector)."""
+        matrix_field_io.fill(self, value)
 
     def copy_from(self, other: MatrixField) -> None:
         """``self[I] = other[I]`` for every index, as Taichi's (see ``Field.copy_from``):
@@ -389,36 +350,6 @@ class MatrixField:
         """
         loop_registry.loops().copy_from(self, other)
 
-    def _combined_view(self):
-        """All components as one view (``element_views.py``), or None."""
-        return element_views.combined_view(self.components, self.element_shape)
-
-    def fill(self, value) -> None:
-        items = self._element_values(value)
-        first = self.components[0]
-        first._materialize()
-        if first._view is None:  # sparse or split: one compiled loop for all components
-            loop_registry.loops().fill(self, items)
-            return
-        view = self._combined_view()
-        if view is None:  # components apart: each its own view
-            for component, item in zip(self.components, items, strict=True):
-                component.fill(item)
-            return
-        with writing_every_element(first._memory, view):
-            view[...] = np.asarray(items, dtype=view.dtype).reshape(self.element_shape)
-
-    def _element_values(self, value) -> list:
-        """One element's components from a number, list or vector, in the field's type."""
-        array = exact_numbers.typed_array(value, self.dtype, self.label)
-        try:
-            return np.broadcast_to(array, self.element_shape).reshape(-1).tolist()
-        except ValueError:
-            raise TiValueError(
-                f"cannot write a value of shape {array.shape} into an element of {self.label} "
-                f"of shape {self.element_shape}"
-            ) from None
-
     def __getitem__(self, key) -> MatrixElement | VectorElement:
         first = self.components[0]
         first._materialize()
@@ -426,7 +357,8 @@ class MatrixField:
         return element(self, first._index(key))
 
     def __setitem__(self, key, value) -> None:
-        for component, item in zip(self.components, self._element_values(value), strict=True):
+        items = matrix_field_io.element_values(self, value)
+        for component, item in zip(self.components, items, strict=True):
             component[key] = item
 
     def __repr__(self) -> str:
@@ -446,31 +378,10 @@ class _LiveElement:
 
     @property
     def entries(self) -> np.ndarray:
-        field = self._field
-        values = [c[self._key] for c in field.components]
-        return np.array(values, dtype=field.dtype.np_dtype).reshape(field.element_shape)
+        return matrix_field_io.element_entries(self._field, self._key)
 
     def _store(self, index, value) -> None:
-        field = self._field
-        numbers = np.arange(len(field.components)).reshape(field.element_shape)
-        try:
-            selected = np.asarray(numbers[index])
-        except (IndexError, TypeError) as exc:
-            raise TiIndexError(
-                f"index {index!r} does not select from an element of {field.label} of "
-                f"shape {field.element_shape}: {exc}",
-                hint="use v[i][k] for a vector, m[i][r, c] for a matrix",
-            ) from None
-        array = exact_numbers.typed_array(value, field.dtype, field.label)
-        try:
-            values = np.broadcast_to(array, selected.shape)
-        except ValueError:
-            raise TiValueError(
-                f"cannot write a value of shape {array.shape} into {selected.shape} "
-                f"components of {field.label}"
-            ) from None
-        for k, item in zip(selected.reshape(-1), values.reshape(-1).tolist(), strict=True):
-            field.components[k][self._key] = item
+        matrix_field_io.store_components(self._field, self._key, index, value)
 
 
 class VectorElement(_LiveElement, Vector):
