@@ -86,7 +86,6 @@ from ti_notebook.lang.ops import (
 from ti_notebook.lang.snode import (
     FieldsBuilder,
     SNode,
-    SNodeTree,
     axes,
     i,
     ij,
@@ -107,6 +106,7 @@ from ti_notebook.lang.snode_ops import (
     no_activate,
     rescale_index,
 )
+from ti_notebook.lang.snode_tree import SNodeTree
 from ti_notebook.lang.static_checks import static_assert, static_print
 from ti_notebook.lang.struct_field import StructField
 from ti_notebook.lang.struct_types import dataclass

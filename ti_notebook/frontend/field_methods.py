@@ -35,7 +35,8 @@ from ti_notebook.lang import ops
 from ti_notebook.lang.field import Field
 from ti_notebook.lang.matrix import MatrixField
 from ti_notebook.lang.ndarray import Ndarray
-from ti_notebook.lang.snode import FieldsBuilder, SNode, SNodeTree
+from ti_notebook.lang.snode import FieldsBuilder, SNode
+from ti_notebook.lang.snode_tree import SNodeTree
 from ti_notebook.lang.struct_field import StructField
 
 _CONTAINERS = (Field, MatrixField, StructField, SNode, Ndarray, SNodeTree, FieldsBuilder)
