@@ -6,7 +6,11 @@ how many calls cross from one package into another.
 
 A hop is a distinct (caller file, callee file) pair in different packages of
 ``ti_notebook``, seen by ``sys.setprofile`` during the first call (tracing, the passes,
-code generation, loading and the launch).
+code generation, loading and the launch). Hops count files, so a package split into
+finer modules shows more of them for the same walk; the package pairs (which packages
+call which) and the calls against the layering (a package calling one that
+``tests/test_layering.py`` forbids it to import, as a method call on an object handed
+down can) say how the packages are walked.
 """
 
 # no `from __future__ import annotations`: the kernel below is made inside a function,
@@ -14,6 +18,8 @@ code generation, loading and the launch).
 import collections
 import os
 import sys
+
+from tests.test_layering import FORBIDDEN
 
 
 def trace(root: str) -> tuple[set[str], set[tuple[str, str]]]:
@@ -69,8 +75,10 @@ def main() -> None:
     print(f"{len(files)} files in {len(packages)} packages, {len(hops)} hops between packages")
     print("packages:", ", ".join(packages))
     pairs = collections.Counter((package_of(a), package_of(b)) for a, b in hops)
+    against = {pair for pair in pairs if pair[1] in FORBIDDEN.get(pair[0], ())}
+    print(f"{len(pairs)} package pairs, {len(against)} of them against the layering")
     for (a, b), n in pairs.most_common():
-        print(f"  {n:3d}  {a} -> {b}")
+        print(f"  {n:3d}  {a} -> {b}" + ("   (against the layering)" if (a, b) in against else ""))
 
 
 if __name__ == "__main__":
