@@ -4,7 +4,7 @@ not the compiler's jargon (``struct_for`` over ``pointer(i,j)`` or ``w[0]``)."""
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.compiler.report import Task
+from ti_notebook.compiler.task_report import Task
 
 pytestmark = pytest.mark.cpu
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import ti_notebook as ti
-from ti_notebook.compiler.report import KernelReport, Task, Traffic
+from ti_notebook.compiler.report import KernelReport
+from ti_notebook.compiler.task_report import Task, Traffic
 
 pytestmark = pytest.mark.cpu
 

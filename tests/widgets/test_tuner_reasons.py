@@ -3,7 +3,7 @@ tasks: the rules read ``kind``, ``range`` and ``loop_config`` and the thread cou
 
 import pytest
 
-from ti_notebook.compiler.report import Task
+from ti_notebook.compiler.task_report import Task
 from ti_notebook.widgets.tuner_reasons import MIN_CHUNK, slow_reasons
 
 pytestmark = pytest.mark.unit
