@@ -293,14 +293,14 @@ def test_offline_cache_tells_instances_and_attribute_values_apart(tmp_path):
 
 def test_the_offline_cache_records_template_paths_through_self():
     from ti_notebook.cache import keys as cache_keys
-    from ti_notebook.compiler import driver
+    from ti_notebook.frontend.kernel_trace import trace_kernel
     from ti_notebook.session.compiling import request_for
     from ti_notebook.session.specialisation import specialise
 
     a = Array(3, 2.0)
     chosen = specialise(Array.fill, (a,))
     templates = chosen.templates
-    _kernel_ir, inputs = driver.trace(request_for(Array.fill, chosen.params, templates))
+    _kernel_ir, inputs = trace_kernel(request_for(Array.fill, chosen.params, templates))
     dependencies, why = cache_keys.record_dependencies(inputs["captured"], templates)
     assert why == ""
     recorded = {path: value for scope, path, value in dependencies if scope == "<template>"}
