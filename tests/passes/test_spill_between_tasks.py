@@ -9,7 +9,7 @@ import pytest
 import ti_notebook as ti
 from ti_notebook.compiler.backends import backend_for
 from ti_notebook.compiler.backends.cuda import ptx_backend
-from ti_notebook.compiler.driver import trace
+from ti_notebook.frontend.kernel_trace import trace_kernel
 from ti_notebook.compiler.request import CompileRequest, Param
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.ir import nodes as ir
@@ -29,7 +29,7 @@ def _lowered(function, backend, params=()):
         options=CompileOptions(debug=True),
         backend=backend,
     )
-    kernel, _inputs = trace(request)
+    kernel, _inputs = trace_kernel(request)
     records = pipeline.run(kernel, request.options, backend.capabilities, backend.passes)
     return kernel, {r.name: r.changed for r in records}
 
