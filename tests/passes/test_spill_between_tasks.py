@@ -9,8 +9,8 @@ import pytest
 import ti_notebook as ti
 from ti_notebook.compiler.backends import backend_for
 from ti_notebook.compiler.backends.cuda import ptx_backend
-from ti_notebook.frontend.kernel_trace import trace_kernel
 from ti_notebook.compiler.request import CompileRequest, Param
+from ti_notebook.frontend.kernel_trace import trace_kernel
 from ti_notebook.frontend.source import FunctionSource
 from ti_notebook.ir import nodes as ir
 from ti_notebook.ir.options import CompileOptions
