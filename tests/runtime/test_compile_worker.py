@@ -167,6 +167,18 @@ def test_a_killed_worker_costs_one_in_process_compile_and_is_replaced():
     assert replacement.served == 2 and compile_worker.stats()["worker_starts"] == 2
 
 
+def test_an_interrupt_to_the_process_group_leaves_the_worker_serving():
+    # what Ctrl-C in a terminal or a Jupyter kernel's interrupt sends to every process
+    x = ti.field(ti.f32, shape=16)
+    _compile_and_check(x, range(N))
+    worker = _ready()
+    os.kill(worker.process.pid, signal.SIGINT)
+    time.sleep(0.5)
+    assert worker.process.poll() is None  # still running, nothing printed
+    _compile_and_check(x, [20])
+    assert worker.served == 1 and compile_worker.stats()["worker_fallbacks"] == 0
+
+
 def test_a_worker_killed_while_compiling_falls_back(monkeypatch):
     x = ti.field(ti.f32, shape=16)
     _compile_and_check(x, range(N))

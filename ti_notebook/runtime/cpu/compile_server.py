@@ -24,6 +24,7 @@ rather than the package's seconds, and it must stay that way.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
@@ -126,6 +127,10 @@ def serve(read_fd: int, write_fd: int, triple: str, cpu: str, features: str) -> 
     request pipe closes or the parent process is gone."""
     from multiprocessing.connection import Connection
 
+    # Ctrl-C in a terminal, or Jupyter interrupting or shutting down its kernel, reaches
+    # the whole process group: the parent decides (it kills a worker it interrupted
+    # mid-request), so the worker neither dies idle nor prints a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     requests = Connection(read_fd, writable=False)
     replies = Connection(write_fd, readable=False)
     parent = os.getppid()
