@@ -54,6 +54,32 @@ def test_a_stencil_scales_each_index_once_whatever_its_taps(radius):
     assert _count(r"= root_ptr tree", text) <= 2  # the loads' tree, the store's
 
 
+def test_a_blocked_layout_shares_each_shifted_index_coordinate():
+    a, b = ti.field(ti.f32), ti.field(ti.f32)
+    for field in (a, b):
+        ti.root.dense(ti.ij, 4).dense(ti.ij, 8).place(field)
+
+    @ti.kernel
+    def box():
+        for i, j in ti.ndrange((1, 31), (1, 31)):
+            acc = 0.0
+            for di, dj in ti.static(ti.ndrange((-1, 2), (-1, 2))):
+                acc += a[i + di, j + dj]
+            b[i, j] = acc
+
+    values = np.random.default_rng(3).random((32, 32), dtype=np.float32)
+    a.from_numpy(values)
+    box()
+    expected = sum(
+        values[1 + di : 31 + di, 1 + dj : 31 + dj] for di in (-1, 0, 1) for dj in (-1, 0, 1)
+    )
+    np.testing.assert_allclose(b.to_numpy()[1:31, 1:31], expected, rtol=1e-5)
+    text = box.stages()["ir_optimized"]
+    # 3 shifts of i and 3 of j, each split once into a block and a cell coordinate; the
+    # store's b[i, j] shares the shift-0 ones (was 9 loads x 2 axes of each)
+    assert _count(r"= floordiv ", text) == 6 and _count(r"= mod ", text) == 6
+
+
 def test_accesses_in_other_blocks_make_their_own_arithmetic():
     n = 64
     a = ti.field(ti.i32, shape=n)
