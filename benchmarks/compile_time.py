@@ -10,6 +10,7 @@ but for block headers):
 
 - ``sum N``: ``acc += x[t] * (t + 1)`` unrolled N times (``ti.static``) in serial code;
 - ``stencil KxK``: a K x K-tap 2-D stencil unrolled in a parallel loop;
+- ``stencil KxK, 8x8 blocks``: the same over fields laid out in 8x8 blocks;
 - ``svd3x3``: ``ti.svd`` of each 3x3 matrix of a field (scalarised Jacobi sweeps);
 - ``readme``: the README's ``fill`` kernel;
 - ``mpm``: the MPM ``substep`` of ``notebooks/07-simulations.ipynb`` (mpm88's).
@@ -44,11 +45,12 @@ ROWS = (
     ("stencil", 3),
     ("stencil", 9),
     ("stencil", 21),
+    ("blocked", 9),
     ("svd3x3", 1),
     ("readme", 1),
     ("mpm", 1),
 )
-QUICK = {("sum", 10), ("sum", 100), ("sum", 1000), ("stencil", 3), ("stencil", 9)}
+QUICK = {("sum", 10), ("sum", 100), ("sum", 1000), ("stencil", 3), ("stencil", 9), ("blocked", 9)}
 QUICK |= {("svd3x3", 1), ("readme", 1), ("mpm", 1)}
 
 # The kernels, as source run in the child with ``ti`` either framework; ``N`` the size.
@@ -69,6 +71,22 @@ ARGS = ()
     "stencil": """
 a = ti.field(ti.f32, shape=(256, 256))
 b = ti.field(ti.f32, shape=(256, 256))
+R = N // 2
+
+@ti.kernel
+def kernel():
+    for i, j in ti.ndrange((R, 256 - R), (R, 256 - R)):
+        acc = 0.0
+        for di, dj in ti.static(ti.ndrange((-R, R + 1), (-R, R + 1))):
+            acc += a[i + di, j + dj] * (1.0 + di * 0.5 + dj * 0.25)
+        b[i, j] = acc
+
+ARGS = ()
+""",
+    "blocked": """
+a, b = ti.field(ti.f32), ti.field(ti.f32)
+for f in (a, b):
+    ti.root.dense(ti.ij, 32).dense(ti.ij, 8).place(f)
 R = N // 2
 
 @ti.kernel
@@ -283,7 +301,8 @@ def split_text(row: dict) -> str:
 
 
 def label(kind: str, n: int) -> str:
-    return {"sum": f"sum {n}", "stencil": f"stencil {n}x{n}"}.get(kind, kind)
+    labels = {"sum": f"sum {n}", "stencil": f"stencil {n}x{n}", "blocked": f"{n}x{n} blocked"}
+    return labels.get(kind, kind)
 
 
 def main() -> None:

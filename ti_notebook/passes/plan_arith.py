@@ -77,7 +77,7 @@ def element_offset(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt]) -
     with the same ``i`` and ``c`` share it: 9 per axis instead of 81."""
     seen: set[int] = set()
     offset = layout.offset_in_cell + sum(level.offset for level in layout.levels)
-    terms: list[ir.Stmt] = []
+    terms: dict[int, list[ir.Stmt]] = {}  # by axis: an axis's part is shared whole
     for level in layout.levels:
         for a, extent, below, stride in zip(
             level.axes, level.extents, level.below, level.strides, strict=True
@@ -88,19 +88,26 @@ def element_offset(emit: Emitter, layout: FieldLayout, indices: list[ir.Stmt]) -
                 offset += shift * stride
                 if base is not None:
                     scaled = _scaled(emit, base, stride)
-                    terms.append(emit.reused(("term", base.id, stride), scaled))
+                    terms.setdefault(a, []).append(emit.reused(("term", base.id, stride), scaled))
             else:
                 cells = None if a not in seen else extent  # the topmost split: no modulo
                 key = ("level", None if base is None else base.id, shift, below, cells, stride)
                 term = _level_term(emit, indices[a], below, cells, stride)
-                terms.append(emit.reused(key, term))
+                terms.setdefault(a, []).append(emit.reused(key, term))
             seen.add(a)
-    total = terms[0] if terms else emit.const(offset)
+    parts = [_shared_sum(emit, axis_terms) for _, axis_terms in sorted(terms.items())]
+    if not parts:
+        return emit.const(offset)
+    total = _shared_sum(emit, parts)
+    return emit.op("add", total, emit.const(offset)) if offset else total
+
+
+def _shared_sum(emit: Emitter, terms: list[ir.Stmt]) -> ir.Stmt:
+    """``terms[0] + terms[1] + ...``, each partial sum shared through ``emit.reused``."""
+    total = terms[0]
     for n in range(1, len(terms)):
         key = ("sum", *(term.id for term in terms[: n + 1]))
         total = emit.reused(key, lambda total=total, n=n: emit.op("add", total, terms[n]))
-    if terms and offset:
-        total = emit.op("add", total, emit.const(offset))
     return total
 
 
