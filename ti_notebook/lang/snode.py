@@ -15,8 +15,6 @@ memory plan (``plan/layout.py``) and reserves its memory (``lang/snode_tree.py``
 
 from __future__ import annotations
 
-import math
-
 from ti_notebook.errors import TiRuntimeError, TiTypeError, TiValueError
 from ti_notebook.lang.snode_tree import SPARSE_KINDS, SNodeTree
 from ti_notebook.lang.validate import extents
@@ -141,7 +139,7 @@ class SNode:
                     raise TiRuntimeError(f"field '{component.name}' is already placed")
                 leaf = SNode(self.builder, "place", self)
                 leaf.field = component
-                leaf.index_offset = index_offset  # the plan's (plan/build.py)
+                leaf.index_offset = index_offset  # handed to the plan (snode_tree.described)
                 component._snode = leaf
                 self.children.append(leaf)
         return self
@@ -211,16 +209,11 @@ class SNode:
     def cells_in_tree(self) -> int:
         """How many cells of this node the whole tree has (its extents times its
         ancestors'): the bits of its activity mask, the cells a struct-for counts."""
-        return math.prod(math.prod(n.extents) for n in self.path())
+        return _layout.cell_count([node.extents for node in self.path()])
 
     @property
     def shape(self) -> tuple[int, ...]:
-        ndim = max((a + 1 for n in self.path() for a in n.axes), default=0)
-        shape = [1] * ndim
-        for node in self.path():
-            for a, e in zip(node.axes, node.extents, strict=True):
-                shape[a] *= e
-        return tuple(shape)
+        return _layout.grid_shape([(node.axes, node.extents) for node in self.path()])
 
     @property
     def ndim(self) -> int:
@@ -261,7 +254,7 @@ class SNode:
         tree.check_alive()
         cached = getattr(self, "_node_layout", None)
         if cached is None or cached.tree_id != tree.tree_id:
-            cached = _layout.node_layout(tree.tree_id, self, tree.mask_offsets)
+            cached = _layout.node_layout(tree.tree_id, self._plan_node, tree.mask_offsets)
             self._node_layout = cached
         return cached
 
@@ -276,7 +269,7 @@ class SNode:
                 "ask a node of the finalized one, e.g. x.snode.parent(2).plan(), "
                 "or call fb.finalize() on a FieldsBuilder",
             )
-        return _tree.plan_of(self)
+        return _tree.plan_of(self._plan_node)
 
     def __eq__(self, other) -> bool:
         return self is other

@@ -27,7 +27,7 @@ from ti_notebook.plan import build as _layout
 from ti_notebook.plan import layout as _plan
 from ti_notebook.runtime.memory import allocate_tree
 
-__all__ = ["MAX_CELLS", "SPARSE_KINDS", "SNodeTree"]
+__all__ = ["MAX_CELLS", "SPARSE_KINDS", "SNodeTree", "described"]
 
 # the node kinds whose cells are active or not: their bits (lengths) follow the cells
 SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
@@ -52,6 +52,25 @@ def _check_cell_counts(root) -> None:
             )
 
 
+def described(node, parent: _layout.PlanNode | None = None) -> _layout.PlanNode:
+    """The plan's description of ``node`` and its subtree (``plan/build.py``); each SNode
+    keeps its own as ``_plan_node``, where the plan writes its sizes and offsets."""
+    if node.kind == "place":
+        field = node.field
+        offset = tuple(getattr(node, "index_offset", ()))
+        planned = _layout.PlanNode(
+            "place", dtype=field.dtype, field_name=field.name, index_offset=offset
+        )
+    else:
+        planned = _layout.PlanNode(node.kind, node.axes, node.extents, node.name)
+    if parent is not None:
+        parent.add(planned)
+    node._plan_node = planned
+    for child in node.children:
+        described(child, planned)
+    return planned
+
+
 class SNodeTree:
     """A finalised tree: its memory and its plan. ``destroy()`` frees both.
 
@@ -59,18 +78,21 @@ class SNodeTree:
 
     def __init__(self, builder) -> None:
         self.builder = builder
-        size = _layout.layout_cells(builder.root)
-        self.sparse_nodes = [n for n in _layout.walk(builder.root) if n.kind in SPARSE_KINDS]
-        mask_offsets = {}  # bits, or a dynamic node's lengths, after all cells
-        for node in self.sparse_nodes:
+        root = described(builder.root)
+        size = _layout.layout_cells(root)
+        sparse = [n for n in _layout.walk(root) if n.kind in SPARSE_KINDS]
+        # by id of the PlanNode: bits, or a dynamic node's lengths, after all cells
+        mask_offsets = {}
+        for node in sparse:
             size = _layout.align(size, 8)  # u32 bit words, i32 lengths: even after u8 cells
             mask_offsets[id(node)] = size
-            size += _plan.activity_bytes(node.kind, node.cells_in_tree(), node.extents)
+            cells = _layout.cell_count([level.extents for level in _layout.path(node)])
+            size += _plan.activity_bytes(node.kind, cells, node.extents)
         self.mask_offsets = mask_offsets
         self.nbytes = size
         _check_cell_counts(builder.root)
         try:
-            self.memory = allocate_tree(size, huge_pages=not self.sparse_nodes)
+            self.memory = allocate_tree(size, huge_pages=not sparse)
         except TiMemoryError:
             raise
         except MemoryError as error:
@@ -86,13 +108,14 @@ class SNodeTree:
             ) from None
         self.tree_id = self.memory.tree_id
         self.fields = []
-        for leaf in _layout.walk(builder.root):
-            if leaf.kind == "place":
-                leaf.field._bind(self, _layout.field_layout(self.tree_id, leaf, mask_offsets))
-                self.fields.append(leaf.field)
         for node in _layout.walk(builder.root):
-            if node.kind not in ("root", "place"):
-                node.level_plan = _layout.level(node, {}, mask_offsets)
+            planned = node._plan_node
+            if node.kind == "place":
+                node.field._bind(self, _layout.field_layout(self.tree_id, planned, mask_offsets))
+                self.fields.append(node.field)
+            elif node.kind != "root":
+                planned.level_plan = _layout.level(planned, {}, mask_offsets)
+                node.level_plan = planned.level_plan
 
     @property
     def destroyed(self) -> bool:

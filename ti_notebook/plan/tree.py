@@ -69,12 +69,12 @@ class SNodePlan:
 
 
 def plan_of(node) -> SNodePlan:
-    """Builds the plan of a finalised ``node`` from its tree's computed layout."""
+    """Builds the plan of a finalised node from its tree's computed layout (``node``: the
+    node's ``plan/build.py`` PlanNode)."""
     fields, children = [], []
     for child in node.children:
         if child.kind == "place":
-            field = child.field
-            fields.append((field.name, field.dtype.name, child.offset_in_parent))
+            fields.append((child.field_name, child.dtype.name, child.offset_in_parent))
         else:
             children.append(plan_of(child))
     level = node.level_plan
