@@ -53,6 +53,21 @@ ROWS = (
 QUICK = {("sum", 10), ("sum", 100), ("sum", 1000), ("stencil", 3), ("stencil", 9), ("blocked", 9)}
 QUICK |= {("svd3x3", 1), ("readme", 1), ("mpm", 1)}
 
+# The K x K stencil over the fields ``a`` and ``b`` (declared dense or blocked before it)
+STENCIL = """
+R = N // 2
+
+@ti.kernel
+def kernel():
+    for i, j in ti.ndrange((R, 256 - R), (R, 256 - R)):
+        acc = 0.0
+        for di, dj in ti.static(ti.ndrange((-R, R + 1), (-R, R + 1))):
+            acc += a[i + di, j + dj] * (1.0 + di * 0.5 + dj * 0.25)
+        b[i, j] = acc
+
+ARGS = ()
+"""
+
 # The kernels, as source run in the child with ``ti`` either framework; ``N`` the size.
 KERNELS = {
     "sum": """
@@ -71,34 +86,14 @@ ARGS = ()
     "stencil": """
 a = ti.field(ti.f32, shape=(256, 256))
 b = ti.field(ti.f32, shape=(256, 256))
-R = N // 2
-
-@ti.kernel
-def kernel():
-    for i, j in ti.ndrange((R, 256 - R), (R, 256 - R)):
-        acc = 0.0
-        for di, dj in ti.static(ti.ndrange((-R, R + 1), (-R, R + 1))):
-            acc += a[i + di, j + dj] * (1.0 + di * 0.5 + dj * 0.25)
-        b[i, j] = acc
-
-ARGS = ()
-""",
+"""
+    + STENCIL,
     "blocked": """
 a, b = ti.field(ti.f32), ti.field(ti.f32)
 for f in (a, b):
     ti.root.dense(ti.ij, 32).dense(ti.ij, 8).place(f)
-R = N // 2
-
-@ti.kernel
-def kernel():
-    for i, j in ti.ndrange((R, 256 - R), (R, 256 - R)):
-        acc = 0.0
-        for di, dj in ti.static(ti.ndrange((-R, R + 1), (-R, R + 1))):
-            acc += a[i + di, j + dj] * (1.0 + di * 0.5 + dj * 0.25)
-        b[i, j] = acc
-
-ARGS = ()
-""",
+"""
+    + STENCIL,
     "svd3x3": """
 A = ti.Matrix.field(3, 3, ti.f32, shape=1024)
 USV = ti.Matrix.field(3, 3, ti.f32, shape=1024)
