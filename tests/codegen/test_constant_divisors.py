@@ -52,3 +52,23 @@ def test_unsigned_division_by_a_constant_has_no_guard_unless_zero(divisor):
         assert divide(v).to_list() == expected, v
     expected = str(divisor) if divisor else "guarded"
     assert _divides_by(divide.stages(0)["llvm"], "u") == {expected}
+
+
+def test_a_signed_minus_one_written_as_its_unsigned_bits_keeps_the_guard():
+    # INT_MIN // -1 traps on x86 without the guard, whichever integer spells the -1
+    import llvmlite.ir as ll
+
+    from ti_notebook.codegen.arithmetic import Arithmetic
+    from ti_notebook.codegen.llvm_types import I32
+    from ti_notebook.ir import types
+
+    class Owner:
+        fast_math = False
+        module = ll.Module()
+
+    owner = Owner()
+    fn = ll.Function(owner.module, ll.FunctionType(I32, [I32]), "f")
+    owner.b = ll.IRBuilder(fn.append_basic_block())
+    arith = Arithmetic(owner)
+    arith.binary("floordiv", fn.args[0], ll.Constant(I32, (1 << 32) - 1), types.i32)
+    assert _divides_by(str(owner.module), "s") == {"guarded"}

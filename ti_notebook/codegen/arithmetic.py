@@ -167,8 +167,12 @@ class Arithmetic:
         if op in ("floordiv", "mod", "truediv"):
             divisor = getattr(c, "constant", None) if isinstance(c, ll.Constant) else None
             # a constant divisor other than 0 (and -1, if signed) needs no guard: the
-            # common case, index arithmetic (``i // 8``), stays four instructions shorter
-            guarded = not isinstance(divisor, int) or divisor in (0, -1)
+            # common case, index arithmetic (``i // 8``), stays four instructions shorter;
+            # its bits decide, whichever way the constant's integer was written (-1 or
+            # 2**32 - 1 are the same i32)
+            all_ones = (1 << dtype.bits) - 1
+            bits = divisor & all_ones if isinstance(divisor, int) else None
+            guarded = bits in (None, 0) or (dtype.is_signed and bits == all_ones)
             is_zero = b.icmp_unsigned("==", c, zero) if guarded else None
             safe = b.select(is_zero, one, c) if guarded else c
             if not dtype.is_signed:
