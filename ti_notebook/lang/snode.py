@@ -77,6 +77,9 @@ class SNode:
         self.children: list[SNode] = []
         self.field = None  # place nodes only
         self.level_plan: _plan.LevelPlan | None = None
+        # what the plan computes from, and writes its sizes into, once the tree is
+        # finalised (lang/snode_tree.py: described)
+        self._plan_node: _layout.PlanNode | None = None
 
     # -- building ----------------------------------------------------------------------
     def _child(self, kind: str, axes, dimensions) -> SNode:
